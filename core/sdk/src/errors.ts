@@ -1,0 +1,202 @@
+/**
+ * The one error type of the gateway. Every failure a client can see is a GatewayError; anything else thrown is
+ * wrapped into `internal` (not exposed) by the server. The catalogue of codes is in docs/errors.md.
+ */
+export interface ErrorBody {
+  error: { message: string; type: string; code: string | null; param: string | null };
+  [extra: string]: unknown;
+}
+
+export interface GatewayErrorInit {
+  /** Stable machine code, e.g. `invalid_config`. */
+  code: string;
+  /** HTTP status the client gets. */
+  status: number;
+  message: string;
+  /** The `type` field of the error body; defaults to the code. */
+  type?: string;
+  param?: string | null;
+  /** Safe to show the client as is. When false the client sees a generic message. */
+  expose?: boolean;
+  /** Worth trying again (another attempt or another target). */
+  retryable?: boolean;
+  /** Extra top-level properties of the error body (`provider`, `hook_results`). */
+  extra?: Record<string, unknown>;
+  /** Extra response headers (`Retry-After`). */
+  headers?: Record<string, string>;
+  plugin?: string;
+  phase?: string;
+  cause?: unknown;
+}
+
+export class GatewayError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly type: string;
+  readonly param: string | null;
+  readonly expose: boolean;
+  readonly retryable: boolean;
+  readonly extra: Record<string, unknown> | undefined;
+  readonly headers: Record<string, string> | undefined;
+  plugin: string | undefined;
+  phase: string | undefined;
+
+  constructor(init: GatewayErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = 'GatewayError';
+    this.code = init.code;
+    this.status = init.status;
+    this.type = init.type ?? init.code;
+    this.param = init.param ?? null;
+    this.expose = init.expose ?? true;
+    this.retryable = init.retryable ?? false;
+    this.extra = init.extra;
+    this.headers = init.headers;
+    this.plugin = init.plugin;
+    this.phase = init.phase;
+  }
+
+  /** The body of INTERFACE.md: `{"error": {message, type, code, param}}` plus any extra properties. */
+  toBody(): ErrorBody {
+    const message = this.expose ? this.message : 'Internal error';
+    return {
+      error: { message, type: this.type, code: this.code, param: this.param },
+      ...this.extra,
+    };
+  }
+
+  toResponse(extraHeaders?: Record<string, string>): Response {
+    return new Response(JSON.stringify(this.toBody()), {
+      status: this.status,
+      headers: { 'content-type': 'application/json', ...this.headers, ...extraHeaders },
+    });
+  }
+
+  static is(value: unknown): value is GatewayError {
+    return value instanceof GatewayError;
+  }
+
+  /** Wraps anything thrown into a GatewayError, keeping plugin and phase for the log. */
+  static from(value: unknown, where?: { plugin?: string; phase?: string }): GatewayError {
+    if (value instanceof GatewayError) {
+      if (where?.plugin && !value.plugin) value.plugin = where.plugin;
+      if (where?.phase && !value.phase) value.phase = where.phase;
+      return value;
+    }
+    const message = value instanceof Error ? value.message : String(value);
+    return new GatewayError({
+      code: 'internal',
+      status: 500,
+      type: 'internal_error',
+      message,
+      expose: false,
+      cause: value,
+      plugin: where?.plugin,
+      phase: where?.phase,
+    });
+  }
+}
+
+/** The error catalogue: every code the gateway itself produces. Documented in docs/errors.md. */
+export const Errors = {
+  badRequest: (message: string, param: string | null = null) =>
+    new GatewayError({ code: 'invalid_request', type: 'invalid_request_error', status: 400, message, param }),
+  malformedJson: (message: string) =>
+    new GatewayError({ code: 'malformed_json', type: 'invalid_request_error', status: 400, message }),
+  invalidConfig: (violations: readonly string[]) =>
+    new GatewayError({
+      code: 'invalid_config',
+      type: 'invalid_config',
+      status: 400,
+      message: `Invalid config: ${violations.join('; ')}`,
+    }),
+  unknownProvider: (provider: string) =>
+    new GatewayError({
+      code: 'unknown_provider',
+      type: 'invalid_request_error',
+      status: 400,
+      message: `Unknown provider: ${provider}`,
+      param: 'provider',
+    }),
+  unsupportedEndpoint: (provider: string, endpoint: string) =>
+    new GatewayError({
+      code: 'unsupported_endpoint',
+      type: 'invalid_request_error',
+      status: 400,
+      message: `Provider ${provider} does not support ${endpoint}`,
+    }),
+  unauthorized: (message = 'Missing or invalid x-gateway-api-key') =>
+    new GatewayError({ code: 'unauthorized', type: 'authentication_error', status: 401, message }),
+  forbidden: (message = 'This API key is not allowed to make this call') =>
+    new GatewayError({ code: 'forbidden', type: 'permission_error', status: 403, message }),
+  notFound: (message = 'Not found') =>
+    new GatewayError({ code: 'not_found', type: 'not_found_error', status: 404, message }),
+  timeout: (ms: number) =>
+    new GatewayError({
+      code: 'request_timeout',
+      type: 'timeout_error',
+      status: 408,
+      message: `The request timed out after ${ms} ms`,
+      retryable: true,
+    }),
+  payloadTooLarge: (limit: number) =>
+    new GatewayError({
+      code: 'payload_too_large',
+      type: 'invalid_request_error',
+      status: 413,
+      message: `The request body is larger than ${limit} bytes`,
+    }),
+  rateLimited: (message: string, retryAfterSeconds: number) =>
+    new GatewayError({
+      code: 'rate_limited',
+      type: 'rate_limit_error',
+      status: 429,
+      message,
+      headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+    }),
+  forbiddenHost: (host: string) =>
+    new GatewayError({
+      code: 'forbidden_custom_host',
+      type: 'invalid_request_error',
+      status: 400,
+      message: `Custom host ${host} resolves to a private or metadata address; add it to TRUSTED_CUSTOM_HOSTS to allow it`,
+      param: 'custom_host',
+    }),
+  upstreamUnreachable: (provider: string, detail: string) =>
+    new GatewayError({
+      code: 'upstream_unreachable',
+      type: 'upstream_error',
+      status: 502,
+      message: `Could not reach provider ${provider}: ${detail}`,
+      retryable: true,
+      extra: { provider },
+    }),
+  upstreamInvalid: (provider: string, detail: string) =>
+    new GatewayError({
+      code: 'upstream_invalid_response',
+      type: 'upstream_error',
+      status: 502,
+      message: `Provider ${provider} sent an answer that could not be read: ${detail}`,
+      extra: { provider },
+    }),
+  streamInterrupted: (provider: string, detail: string) =>
+    new GatewayError({
+      code: 'stream_interrupted',
+      type: 'upstream_error',
+      status: 502,
+      message: `The stream from provider ${provider} broke before it was complete: ${detail}`,
+      extra: { provider },
+    }),
+  /** A provider's own error, relayed with its status and message. */
+  provider: (provider: string, status: number, message: string, type = 'provider_error', code: string | null = null) =>
+    new GatewayError({
+      code: code ?? 'provider_error',
+      type,
+      status,
+      message,
+      extra: { provider },
+      retryable: status === 429 || status >= 500,
+    }),
+  internal: (message: string, cause?: unknown) =>
+    new GatewayError({ code: 'internal', type: 'internal_error', status: 500, message, expose: false, cause }),
+} as const;

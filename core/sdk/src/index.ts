@@ -1,0 +1,5 @@
+export * from './types.ts';
+export * from './errors.ts';
+export * from './config.ts';
+export * from './provider.ts';
+export * from './plugin.ts';

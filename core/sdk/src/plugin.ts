@@ -1,0 +1,245 @@
+import type { GatewayConfig, TargetConfig } from './config.ts';
+import type { GatewayError } from './errors.ts';
+import type { ProviderAdapter } from './provider.ts';
+import type { EndpointKind, JsonObject, Logger, StateStore } from './types.ts';
+
+/** The contract version. The loader refuses a plugin whose `gateway.api` differs. */
+export const PLUGIN_API_VERSION = 1;
+
+export type PluginKind = 'stage' | 'strategy' | 'provider' | 'guardrail' | 'cache' | 'store' | 'admin';
+
+/** The `"gateway"` field of a plugin's package.json. */
+export interface PluginManifest {
+  kind: PluginKind;
+  api: number;
+  /** Module to import, relative to the package folder. */
+  entry: string;
+  /** Names of plugins that must be loaded first. */
+  requires?: string[];
+  /** Semver range of the core this plugin works with. */
+  core?: string;
+}
+
+// ---- the request as the pipeline sees it --------------------------------------------------------------------
+
+/** Who is calling, from the gateway API key. */
+export interface Caller {
+  apiKeyId: string;
+  organisationId: string;
+  workspaceId: string;
+  scopes: readonly string[];
+}
+
+export interface GatewayRequest {
+  readonly traceId: string;
+  readonly endpoint: EndpointKind;
+  readonly method: string;
+  /** Path after `/v1`, e.g. `/chat/completions`. */
+  readonly path: string;
+  /** Query string including `?`, or ''. */
+  readonly search: string;
+  readonly headers: Headers;
+  /** Parsed JSON body of a first-class endpoint; stages that change it set a new object. */
+  body: JsonObject | undefined;
+  /** The body as received, for passthrough and for sending unchanged when no rule altered it. */
+  readonly rawBody: Uint8Array | undefined;
+  readonly metadata: Readonly<Record<string, string>>;
+  readonly caller: Caller;
+  readonly config: GatewayConfig;
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal;
+  readonly receivedAt: number;
+  /** Free space for stages to share facts about this request (hook results, cache status). */
+  readonly locals: Record<string, unknown>;
+}
+
+/** One attempt of one target. */
+export interface Attempt {
+  /** Path of the target, e.g. `config.targets[1]`. */
+  readonly index: string;
+  readonly target: TargetConfig;
+  readonly provider: ProviderAdapter;
+  /** 0 for the first call, then 1, 2 … for retries. */
+  readonly retry: number;
+}
+
+/** What an attempt produced. `response` is an OpenAI-shaped answer (or the unchanged passthrough answer). */
+export interface AttemptResult {
+  response: Response;
+  /** Status from the provider (or the gateway's status if it never got one). */
+  status: number;
+  providerId: string;
+  error?: GatewayError;
+}
+
+// ---- stages ---------------------------------------------------------------------------------------------------
+
+/**
+ * Running rules (ARCHITECTURE.md):
+ * - `sequential`: one after another; each may change the request or end it with a response.
+ * - `parallel`: judges; run together, each returns a verdict, none changes the request.
+ * - `fire-and-forget`: started and never awaited (async hooks, logging).
+ */
+export type StageRule = 'sequential' | 'parallel' | 'fire-and-forget';
+
+interface StageBase {
+  name: string;
+  /** Lower runs first within its phase; ties keep registration order. */
+  order?: number;
+  /** Cheap synchronous test; a stage that does not apply costs nothing. */
+  applies?(req: GatewayRequest): boolean;
+}
+
+/** Before routing, once per request. Returning a Response ends the request with it. */
+export interface RequestStage extends StageBase {
+  phase: 'request';
+  rule: 'sequential';
+  run(req: GatewayRequest): void | Response | Promise<void | Response>;
+}
+
+export interface Verdict {
+  stage: string;
+  verdict: boolean;
+  /** Deny the request/answer when the verdict is false. */
+  deny?: boolean;
+  data?: unknown;
+  error?: string;
+}
+
+/** A judge: runs in parallel with the other judges of its phase. */
+export interface JudgeStage extends StageBase {
+  phase: 'request' | 'response';
+  rule: 'parallel';
+  run(req: GatewayRequest, response?: Response): Promise<Verdict>;
+}
+
+/** Around each provider attempt (cache, rate/usage policy, circuit check): onion style, may answer itself. */
+export interface AttemptStage extends StageBase {
+  phase: 'attempt';
+  rule: 'sequential';
+  run(req: GatewayRequest, attempt: Attempt, next: () => Promise<AttemptResult>): Promise<AttemptResult>;
+}
+
+/** After routing, on the answer; may replace it. */
+export interface ResponseStage extends StageBase {
+  phase: 'response';
+  rule: 'sequential';
+  run(req: GatewayRequest, response: Response): void | Response | Promise<void | Response>;
+}
+
+/** The request's outcome, for logging and accounting. */
+export interface Outcome {
+  status: number;
+  providerId: string | undefined;
+  targetIndex: string | undefined;
+  latencyMs: number;
+  upstreamLatencyMs: number | undefined;
+  /** Response body text (size-capped) once known; streams fill it when they end. */
+  responseBody: string | undefined;
+  error: GatewayError | undefined;
+  attempts: readonly AttemptRecord[];
+}
+
+export interface AttemptRecord {
+  index: string;
+  providerId: string;
+  retry: number;
+  status: number;
+  latencyMs: number;
+  error?: string;
+}
+
+/** After the answer is sent; never awaited. */
+export interface FinallyStage extends StageBase {
+  phase: 'finally';
+  rule: 'fire-and-forget';
+  run(req: GatewayRequest, outcome: Outcome): void | Promise<void>;
+}
+
+export type Stage = RequestStage | JudgeStage | AttemptStage | ResponseStage | FinallyStage;
+
+// ---- strategies -----------------------------------------------------------------------------------------------
+
+export interface StrategyContext {
+  readonly request: GatewayRequest;
+  /** Whether a target's circuit is open (the engine skips such targets). */
+  isAvailable(index: string): boolean;
+}
+
+export interface Strategy {
+  mode: string;
+  /** Indices into `node.targets` in the order to try. */
+  plan(node: GatewayConfig, ctx: StrategyContext): number[];
+  /** Whether to try the next planned target after this result. */
+  next(result: AttemptResult, node: GatewayConfig, child: GatewayConfig): boolean;
+}
+
+// ---- guardrails, cache, admin -------------------------------------------------------------------------------
+
+export interface GuardrailCheckContext {
+  request: GatewayRequest;
+  /** The text being judged: the request for input checks, the answer for output checks. */
+  phase: 'input' | 'output';
+  responseBody?: JsonObject;
+}
+
+export interface GuardrailCheck {
+  /** `<plugin>.<check>`, e.g. `default.regexMatch`. */
+  id: string;
+  /** Validates parameters when the config is validated; returns violations. */
+  validate?(parameters: unknown): string[];
+  run(ctx: GuardrailCheckContext, parameters: JsonObject): Promise<{ verdict: boolean; data?: unknown; transformed?: JsonObject }>;
+}
+
+export interface CacheBackend {
+  name: string;
+  get(key: string): Promise<Uint8Array | null>;
+  set(key: string, value: Uint8Array, ttlSeconds: number): Promise<void>;
+}
+
+/** An admin feature: routes with the scopes they need. */
+export interface AdminRoute {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Path after `/v1`, with `:params`. */
+  path: string;
+  scope: string;
+  handle(req: AdminRequest): Promise<Response> | Response;
+}
+
+export interface AdminRequest {
+  caller: Caller;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: unknown;
+  headers: Headers;
+}
+
+// ---- the plugin itself ----------------------------------------------------------------------------------------
+
+export interface PluginApi {
+  /** The plugin's package name. */
+  readonly name: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly logger: Logger;
+  readonly state: StateStore;
+  /** Services other plugins provide, by name (`database`, …). */
+  service<T>(name: string): T;
+  provide<T>(name: string, value: T): void;
+  provider(adapter: ProviderAdapter): void;
+  stage(stage: Stage): void;
+  strategy(strategy: Strategy): void;
+  guardrail(check: GuardrailCheck): void;
+  cache(backend: CacheBackend): void;
+  route(route: AdminRoute): void;
+  /** Called at shutdown after in-flight requests finished, e.g. to flush queues. */
+  onClose(fn: () => Promise<void> | void): void;
+}
+
+export interface GatewayPlugin {
+  setup(api: PluginApi): void | Promise<void>;
+}
+
+/** Identity helper that gives a plugin's default export its type. */
+export function definePlugin(plugin: GatewayPlugin): GatewayPlugin {
+  return plugin;
+}

@@ -1,0 +1,77 @@
+import type { TargetConfig } from './config.ts';
+import type { EndpointKind, JsonObject } from './types.ts';
+
+/** An HTTP call to a provider, as prepared by an adapter. Adapters build new objects; they never mutate their input. */
+export interface ProviderCall {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string | Uint8Array | ReadableStream<Uint8Array> | null;
+}
+
+/** How a provider frames a streamed answer. The core decodes the framing; an adapter maps decoded events. */
+export type StreamFraming = 'sse' | 'ndjson' | 'aws-eventstream' | 'json-array';
+
+/** One decoded stream event: an SSE event, an NDJSON line, an event-stream message or an array element. */
+export interface StreamEvent {
+  /** SSE `event:` name, or the event-stream `:event-type` header. */
+  event?: string;
+  /** The payload as text (SSE `data:` lines joined, an NDJSON line, an event-stream payload). */
+  data: string;
+}
+
+/** Per-stream scratch space an adapter may use across events (ids, tool-call indices, usage). */
+export type StreamState = Record<string, unknown>;
+
+export interface StreamTranslator {
+  framing: StreamFraming;
+  /**
+   * Maps one decoded provider event to zero or more OpenAI chunk objects. `done: true` marks the end of a complete
+   * answer (the core then sends `data: [DONE]`). Absent: the provider already speaks OpenAI SSE and bytes are
+   * forwarded unchanged.
+   */
+  toChunks?(event: StreamEvent, state: StreamState, ctx: TranslateContext): { chunks: JsonObject[]; done?: boolean };
+}
+
+export interface TranslateContext {
+  endpoint: EndpointKind;
+  /** The model the client asked for (after parameter rules). */
+  model: string | undefined;
+  /** Whether extra reasoning output may be surfaced (config `strict_wire_compliance` false). */
+  strictWireCompliance: boolean;
+  /** Seconds since the epoch, for `created` fields. */
+  now: number;
+}
+
+/** A provider error, normalised: the provider's message is kept. */
+export interface ProviderErrorInfo {
+  message: string;
+  type?: string;
+  code?: string | null;
+  param?: string | null;
+}
+
+export interface EndpointTranslator {
+  /** Path under the base URL, e.g. `/chat/completions`; may depend on the target and the model. */
+  path(target: TargetConfig, body: JsonObject, ctx: TranslateContext): string;
+  /** Pure: the provider's request body. Absent: the OpenAI body is sent as is. */
+  request?(body: JsonObject, target: TargetConfig, ctx: TranslateContext): JsonObject;
+  /** Pure: the provider's JSON answer mapped to OpenAI's shape. Absent: the answer's bytes go back unchanged. */
+  response?(json: unknown, ctx: TranslateContext): JsonObject;
+  stream?: StreamTranslator;
+}
+
+export interface ProviderAdapter {
+  /** The provider name used in `x-gateway-provider` and config `provider`. */
+  id: string;
+  /** The base URL that a custom host replaces (INTERFACE.md), derived from the target where it varies. */
+  baseUrl(target: TargetConfig): string;
+  /**
+   * Authorization, separate from translation: returns the call with credentials added (bearer, api-key header,
+   * SigV4 signature, OAuth token). May be async for token exchange.
+   */
+  authorize(call: ProviderCall, target: TargetConfig): ProviderCall | Promise<ProviderCall>;
+  endpoints: Partial<Record<Exclude<EndpointKind, 'proxy'>, EndpointTranslator>>;
+  /** Maps a provider's error body to a message; absent: OpenAI's `{error: {message, type, code, param}}`. */
+  error?(json: unknown, status: number): ProviderErrorInfo | undefined;
+}

@@ -1,0 +1,27 @@
+/** Shared value types of the plugin contract. */
+
+export type Json = null | boolean | number | string | Json[] | JsonObject;
+export interface JsonObject {
+  [key: string]: Json;
+}
+
+/** The first-class endpoints, plus `proxy` for any other provider path (passed through unchanged). */
+export type EndpointKind = 'chatComplete' | 'complete' | 'embed' | 'moderate' | 'proxy';
+
+export interface Logger {
+  debug(obj: object | string, msg?: string): void;
+  info(obj: object | string, msg?: string): void;
+  warn(obj: object | string, msg?: string): void;
+  error(obj: object | string, msg?: string): void;
+}
+
+/** Shared state: in the process by default, Redis when REDIS_URL is set. Every method may reject when Redis is down. */
+export interface StateStore {
+  readonly kind: 'memory' | 'redis';
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, ttlMs?: number): Promise<void>;
+  del(key: string): Promise<void>;
+  /** Adds `by` and returns the new value; the key expires `ttlMs` after it was created. */
+  incr(key: string, by: number, ttlMs: number): Promise<number>;
+  close(): Promise<void>;
+}
