@@ -1,0 +1,4 @@
+export { validateConfig, type ConfigValidation } from './validate.ts';
+export { parseConfigHeader, setSavedConfigResolver, clearConfigCache, type SavedConfigResolver } from './parse.ts';
+export { parseParamPath, WILDCARD, FORBIDDEN_KEYS, type ParamPathSegment, type ParamPathResult } from '@gateway/sdk';
+export { LIMITS as CONFIG_LIMITS } from './scan.ts';

@@ -1,0 +1,89 @@
+/**
+ * The `x-gateway-config` header: a config as JSON, or the id of a saved config. Each distinct header value is
+ * parsed and validated once; the result (or the violations) is kept in a bounded LRU map, and configs are frozen
+ * because every request with that header shares the same object.
+ */
+import { Errors, type GatewayConfig } from '@gateway/sdk';
+import { deepFreeze } from './freeze.ts';
+import { validateConfig } from './validate.ts';
+
+export type SavedConfigResolver = (id: string) => GatewayConfig | undefined;
+
+const MAX_HEADER_CHARS = 256 * 1024;
+const CACHE_ENTRIES = 1000;
+/** Bound on the summed length of cached header strings, so 1000 huge headers cannot pin much memory. */
+const CACHE_CHARS = 8 * 1024 * 1024;
+
+type Entry = { config: GatewayConfig } | { violations: readonly string[] };
+const cache = new Map<string, Entry>();
+let cachedChars = 0;
+let resolveSaved: SavedConfigResolver | undefined;
+
+/** The config store registers itself here; without it a saved-config id is rejected. */
+export function setSavedConfigResolver(resolver: SavedConfigResolver | undefined): void {
+  resolveSaved = resolver;
+}
+
+/** Forgets every parsed header (tests, or after a change of validation rules). */
+export function clearConfigCache(): void {
+  cache.clear();
+  cachedChars = 0;
+}
+
+/** Returns the deeply frozen config of a header value; throws GatewayError `invalid_config`. */
+export function parseConfigHeader(value: string): GatewayConfig {
+  const hit = cache.get(value);
+  if (hit) {
+    cache.delete(value); // re-insert: Map order is the recency order
+    cache.set(value, hit);
+    return unwrap(hit);
+  }
+  const text = value.trim();
+  if (!text.startsWith('{')) return resolveSavedConfig(text);
+  if (text.length > MAX_HEADER_CHARS) throw Errors.invalidConfig([`config: longer than ${MAX_HEADER_CHARS} characters`]);
+
+  const entry = evaluate(text);
+  remember(value, entry);
+  return unwrap(entry);
+}
+
+function evaluate(text: string): Entry {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return { violations: [`config: not valid JSON: ${detail}`] };
+  }
+  const result = validateConfig(parsed);
+  return result.ok ? { config: deepFreeze(result.config) } : { violations: result.violations };
+}
+
+/** A fresh error per throw: callers annotate errors (plugin, phase), so one must not be shared. */
+function unwrap(entry: Entry): GatewayConfig {
+  if ('config' in entry) return entry.config;
+  throw Errors.invalidConfig(entry.violations);
+}
+
+function remember(key: string, entry: Entry): void {
+  cache.set(key, entry);
+  cachedChars += key.length;
+  for (const oldest of cache.keys()) {
+    if (cache.size <= CACHE_ENTRIES && cachedChars <= CACHE_CHARS) break;
+    cache.delete(oldest);
+    cachedChars -= oldest.length;
+  }
+}
+
+function resolveSavedConfig(id: string): GatewayConfig {
+  const shown = JSON.stringify(id.length > 100 ? `${id.slice(0, 100)}…` : id);
+  if (id === '') throw Errors.invalidConfig(['config: empty']);
+  if (!resolveSaved) {
+    throw Errors.invalidConfig([
+      `config: ${shown} is not a JSON object; it would be a saved config id, and saved configs are resolved by the config store, which is not available`,
+    ]);
+  }
+  const config = resolveSaved(id);
+  if (!config) throw Errors.invalidConfig([`config: no saved config with id ${shown}`]);
+  return deepFreeze(config);
+}

@@ -1,0 +1,29 @@
+/**
+ * validateConfig: the one place that decides whether a value is a config. Three passes, every violation collected:
+ * a bounded scan (size, depth, forbidden keys), the compiled schema, then SPEC.md's cross-field rules.
+ */
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { ConfigSchema, type GatewayConfig } from '@gateway/sdk';
+import { ruleViolations } from './rules.ts';
+import { scan } from './scan.ts';
+import { schemaViolations } from './schema-errors.ts';
+
+export type ConfigValidation = { ok: true; config: GatewayConfig } | { ok: false; violations: string[] };
+
+/** Compiled once at load: compiling is the expensive part, checking is cheap. */
+const compiled = TypeCompiler.Compile(ConfigSchema);
+
+export function validateConfig(value: unknown): ConfigValidation {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, violations: ['config: must be a JSON object'] };
+  }
+  const scanned = scan(value);
+  if (scanned.fatal) return { ok: false, violations: scanned.violations };
+
+  const violations = [...scanned.violations];
+  if (!compiled.Check(value)) violations.push(...schemaViolations(compiled.Errors(value), value, scanned.forbidden));
+  violations.push(...ruleViolations(value));
+
+  if (violations.length > 0) return { ok: false, violations: [...new Set(violations)] };
+  return { ok: true, config: value as GatewayConfig };
+}
