@@ -188,12 +188,20 @@ export const Errors = {
       extra: { provider },
     }),
   /** A provider's own error, relayed with its status and message. */
-  provider: (provider: string, status: number, message: string, type = 'provider_error', code: string | null = null) =>
+  provider: (
+    provider: string,
+    status: number,
+    message: string,
+    type = 'provider_error',
+    code: string | null = null,
+    param: string | null = null,
+  ) =>
     new GatewayError({
       code: code ?? 'provider_error',
       type,
       status,
       message,
+      param,
       extra: { provider },
       retryable: status === 429 || status >= 500,
     }),

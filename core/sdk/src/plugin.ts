@@ -70,6 +70,20 @@ export interface AttemptResult {
   status: number;
   providerId: string;
   error?: GatewayError;
+  /** Time to the provider's response headers. */
+  upstreamLatencyMs?: number;
+  /** The provider's `Retry-After` / `Retry-After-ms`, in milliseconds, when it sent one. */
+  retryAfterMs?: number;
+  /** Resolves when the answer's body has been sent whole or has failed (streams end later than headers). */
+  settled: Promise<SettledBody>;
+}
+
+export interface SettledBody {
+  /** The answer as sent to the client, size-capped, for the log. */
+  body: string | undefined;
+  error?: GatewayError;
+  /** The client went away before the end. */
+  clientAborted?: boolean;
 }
 
 // ---- stages ---------------------------------------------------------------------------------------------------

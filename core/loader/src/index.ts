@@ -1,0 +1,62 @@
+import { join } from 'node:path';
+import type { GatewayPlugin, Logger, StateStore } from '@gateway/sdk';
+import { discoverPlugins, type PluginPackage } from './discover.ts';
+import { checkAndOrder, type Refusal } from './order.ts';
+import { Registry } from './registry.ts';
+
+export { discoverPlugins, checkAndOrder, Registry };
+export type { PluginPackage, Refusal };
+
+export interface LoadOptions {
+  /** Project roots to discover plugins in (workspace folders and dependencies of each). */
+  roots: string[];
+  coreVersion: string;
+  /** Plugin package names not to load (GATEWAY_DISABLED_PLUGINS). */
+  disabled?: Iterable<string>;
+  env: Record<string, string | undefined>;
+  logger: Logger;
+  state: StateStore;
+  /** Services the host provides before any plugin runs (`database`). */
+  services?: Record<string, unknown>;
+}
+
+export interface LoadResult {
+  registry: Registry;
+  loaded: PluginPackage[];
+  refused: Refusal[];
+  skipped: string[];
+}
+
+function isPlugin(value: unknown): value is GatewayPlugin {
+  return typeof value === 'object' && value !== null && typeof (value as GatewayPlugin).setup === 'function';
+}
+
+/** Discovers, checks, orders and sets up every plugin. A plugin that fails to load is refused, not fatal. */
+export async function loadPlugins(opts: LoadOptions): Promise<LoadResult> {
+  const seen = new Map<string, PluginPackage>();
+  for (const root of opts.roots) for (const pkg of discoverPlugins(root)) if (!seen.has(pkg.name)) seen.set(pkg.name, pkg);
+  const { ordered, refused, skipped } = checkAndOrder([...seen.values()], opts.coreVersion, new Set(opts.disabled ?? []));
+
+  const registry = new Registry();
+  for (const [name, value] of Object.entries(opts.services ?? {})) registry.services.set(name, value);
+  const loaded: PluginPackage[] = [];
+  const failed = new Set<string>();
+  for (const pkg of ordered) {
+    const missing = (pkg.manifest.requires ?? []).find((need) => failed.has(need));
+    if (missing) {
+      refused.push({ name: pkg.name, reason: `requires ${missing}, which failed to load` });
+      failed.add(pkg.name);
+      continue;
+    }
+    try {
+      const mod = (await import(join(pkg.dir, pkg.manifest.entry))) as { default?: unknown };
+      if (!isPlugin(mod.default)) throw new Error('its entry has no default export made with definePlugin({ setup })');
+      await mod.default.setup(registry.apiFor(pkg.name, opts));
+      loaded.push(pkg);
+    } catch (error) {
+      refused.push({ name: pkg.name, reason: `failed to load: ${error instanceof Error ? error.message : String(error)}` });
+      failed.add(pkg.name);
+    }
+  }
+  return { registry, loaded, refused, skipped };
+}

@@ -1,0 +1,283 @@
+import {
+  type Attempt,
+  type AttemptResult,
+  Errors,
+  GatewayError,
+  type GatewayRequest,
+  type JsonObject,
+  type ProviderCall,
+  type SettledBody,
+  type TranslateContext,
+} from '@gateway/sdk';
+import { forwardedHeaders, passthroughHeaders, relayedResponseHeaders, retryAfterMs } from './headers.ts';
+import type { HostGuard } from './host-guard.ts';
+import { applyParamRules } from './params.ts';
+import { normaliseProviderError } from './provider-errors.ts';
+import { OpenAiSsePassThrough, type StreamProcessor, TranslatingProcessor } from './streams/processors.ts';
+import { relayStream } from './streams/relay.ts';
+
+export interface CallOptions {
+  hostGuard: HostGuard;
+  /** Bytes of each body kept for the log. */
+  captureLimit: number;
+  /** Longest silence inside a stream. */
+  streamIdleTimeoutMs: number;
+  /** Used when the target sets no `request_timeout`: nothing may hang a client forever. */
+  defaultTimeoutMs: number;
+}
+
+/** Thrown (not returned) when the client went away: there is nobody to answer. */
+export class ClientGoneError extends GatewayError {
+  constructor() {
+    super({ code: 'client_closed_request', status: 499, message: 'The client closed the request' });
+  }
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+
+function settledNow(body: string | undefined, error?: GatewayError): Promise<SettledBody> {
+  return Promise.resolve({ body, error });
+}
+
+/** Builds the provider call of one attempt: URL, headers, body. Pure apart from the host check. */
+async function prepare(req: GatewayRequest, attempt: Attempt, opts: CallOptions, ctx: TranslateContext) {
+  const { target, provider } = attempt;
+  const customHost = target.custom_host;
+  if (customHost) await opts.hostGuard.check(customHost);
+  const base = (customHost ?? provider.baseUrl(target)).replace(/\/+$/, '');
+
+  if (req.endpoint === 'proxy') {
+    const call: ProviderCall = {
+      url: base + req.path + req.search,
+      method: req.method,
+      headers: passthroughHeaders(req.headers),
+      body: req.method === 'GET' || req.method === 'HEAD' ? undefined : req.rawBody,
+    };
+    forwardedHeaders(req.headers, target.forward_headers, call.headers);
+    return { call, translator: undefined, body: undefined };
+  }
+
+  const translator = provider.endpoints[req.endpoint];
+  if (!translator) throw Errors.unsupportedEndpoint(provider.id, req.path);
+  const original = req.body as JsonObject;
+  const body = applyParamRules(original, target);
+  const wire = translator.request ? translator.request(body, target, ctx) : body;
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  forwardedHeaders(req.headers, target.forward_headers, headers);
+  const call: ProviderCall = {
+    url: base + translator.path(target, body, ctx),
+    method: 'POST',
+    headers,
+    // Unchanged bodies go out as the bytes the client sent: no re-serialisation on the common path.
+    body: wire === original && req.rawBody ? req.rawBody : JSON.stringify(wire),
+  };
+  return { call, translator, body };
+}
+
+/**
+ * One call to one provider. Resolves when the provider's headers arrived (a stream then flows on its own);
+ * returns errors as results so that retry and fallback can judge them, and throws only when the client is gone.
+ */
+export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: CallOptions): Promise<AttemptResult> {
+  const providerId = attempt.provider.id;
+  const target = attempt.target;
+  const body = req.body;
+  const wantsStream = req.endpoint !== 'proxy' && body?.stream === true;
+  const ctx: TranslateContext = {
+    endpoint: req.endpoint,
+    model: typeof body?.model === 'string' ? body.model : undefined,
+    strictWireCompliance: target.strict_wire_compliance !== false,
+    now: Math.floor(Date.now() / 1000),
+  };
+
+  let prepared: Awaited<ReturnType<typeof prepare>>;
+  try {
+    prepared = await prepare(req, attempt, opts, ctx);
+    prepared.call = await attempt.provider.authorize(prepared.call, target);
+  } catch (error) {
+    const err = GatewayError.from(error, { phase: 'prepare', plugin: providerId });
+    return { response: err.toResponse(), status: err.status, providerId, error: err, settled: settledNow(undefined, err) };
+  }
+  const { call, translator } = prepared;
+  if (translator?.request) ctx.model = typeof prepared.body?.model === 'string' ? prepared.body.model : ctx.model;
+
+  // One controller per attempt: the client leaving, the timeout, or an idle stream stops this call only.
+  const controller = new AbortController();
+  const timeoutMs = target.request_timeout ?? opts.defaultTimeoutMs;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  const onClientAbort = () => controller.abort();
+  if (req.signal.aborted) controller.abort();
+  else req.signal.addEventListener('abort', onClientAbort, { once: true });
+  const release = () => {
+    clearTimeout(timer);
+    req.signal.removeEventListener('abort', onClientAbort);
+  };
+
+  const started = performance.now();
+  let upstream: Response;
+  try {
+    upstream = await fetch(call.url, {
+      method: call.method,
+      headers: call.headers,
+      body: call.body ?? undefined,
+      signal: controller.signal,
+      redirect: 'manual',
+      // Passthrough answers go back byte for byte, content-encoding included.
+      decompress: req.endpoint !== 'proxy',
+    } as RequestInit);
+  } catch (error) {
+    release();
+    if (req.signal.aborted) throw new ClientGoneError();
+    const err = timedOut ? Errors.timeout(timeoutMs) : Errors.upstreamUnreachable(providerId, describe(error));
+    return { response: err.toResponse(), status: err.status, providerId, error: err, settled: settledNow(undefined, err) };
+  }
+  const upstreamLatencyMs = performance.now() - started;
+  const status = upstream.status;
+  const retryAfter = retryAfterMs(upstream.headers);
+
+  // Passthrough: the answer goes back unchanged, status, headers and bytes, streams included.
+  if (req.endpoint === 'proxy') {
+    release();
+    return passthroughResult(upstream, providerId, upstreamLatencyMs, retryAfter, controller, opts);
+  }
+
+  if (status < 200 || status >= 300) {
+    let text: string;
+    try {
+      text = await upstream.text();
+    } catch (error) {
+      release();
+      if (req.signal.aborted) throw new ClientGoneError();
+      const err = timedOut ? Errors.timeout(timeoutMs) : Errors.upstreamUnreachable(providerId, describe(error));
+      return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(undefined, err) };
+    }
+    release();
+    const err = normaliseProviderError(attempt.provider, status, text);
+    return { response: err.toResponse(), status, providerId, error: err, upstreamLatencyMs, retryAfterMs: retryAfter, settled: settledNow(text, err) };
+  }
+
+  const isEventStream = (upstream.headers.get('content-type') ?? '').includes('text/event-stream') ||
+    (translator?.stream?.framing !== undefined && translator.stream.framing !== 'sse');
+  if (wantsStream && upstream.body && isEventStream) {
+    clearTimeout(timer); // from here the idle timeout guards the stream
+    let processor: StreamProcessor;
+    if (translator?.stream?.toChunks)
+      processor = new TranslatingProcessor({ ...translator.stream, toChunks: translator.stream.toChunks }, ctx);
+    else processor = new OpenAiSsePassThrough();
+    let resolveSettled!: (s: SettledBody) => void;
+    const settled = new Promise<SettledBody>((resolve) => (resolveSettled = resolve));
+    const stream = relayStream(upstream.body, {
+      provider: providerId,
+      processor,
+      captureLimit: opts.captureLimit,
+      idleTimeoutMs: opts.streamIdleTimeoutMs,
+      abortUpstream: () => controller.abort(),
+      onEnd: (end) => {
+        release();
+        resolveSettled({ body: end.body, error: end.error, clientAborted: end.clientAborted });
+      },
+    });
+    const response = new Response(stream, {
+      status: 200,
+      headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' },
+    });
+    return { response, status, providerId, upstreamLatencyMs, settled };
+  }
+
+  let text: string;
+  try {
+    text = await upstream.text();
+  } catch (error) {
+    release();
+    if (req.signal.aborted) throw new ClientGoneError();
+    const err = timedOut ? Errors.timeout(timeoutMs) : Errors.upstreamUnreachable(providerId, describe(error));
+    return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(undefined, err) };
+  }
+  release();
+
+  if (translator?.response) {
+    let mapped: JsonObject;
+    try {
+      mapped = translator.response(JSON.parse(text), ctx);
+    } catch (error) {
+      const err = Errors.upstreamInvalid(providerId, describe(error));
+      return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(text, err) };
+    }
+    const out = JSON.stringify(mapped);
+    return { response: new Response(out, { status, headers: JSON_HEADERS }), status, providerId, upstreamLatencyMs, settled: settledNow(out) };
+  }
+  // An OpenAI-speaking provider: the bytes go back as they came, after a cheap check that they are a JSON object.
+  if (text.charCodeAt(firstNonSpace(text)) !== 123 /* { */) {
+    const err = Errors.upstreamInvalid(providerId, 'expected a JSON object');
+    return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(text, err) };
+  }
+  return { response: new Response(text, { status, headers: JSON_HEADERS }), status, providerId, upstreamLatencyMs, settled: settledNow(text) };
+}
+
+function passthroughResult(
+  upstream: Response,
+  providerId: string,
+  upstreamLatencyMs: number,
+  retryAfter: number | undefined,
+  controller: AbortController,
+  opts: CallOptions,
+): AttemptResult {
+  const headers = relayedResponseHeaders(upstream.headers);
+  if (!upstream.body) {
+    const response = new Response(null, { status: upstream.status, headers });
+    return { response, status: upstream.status, providerId, upstreamLatencyMs, retryAfterMs: retryAfter, settled: settledNow(undefined) };
+  }
+  // Bytes flow through untouched; a copy of the first bytes is kept for the log.
+  const reader = upstream.body.getReader();
+  let resolveSettled!: (s: SettledBody) => void;
+  const settled = new Promise<SettledBody>((resolve) => (resolveSettled = resolve));
+  const kept: Uint8Array[] = [];
+  let keptBytes = 0;
+  const done = (error?: GatewayError, clientAborted = false) =>
+    resolveSettled({ body: keptBytes ? Buffer.concat(kept).toString('utf8') : undefined, error, clientAborted });
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(ctrl) {
+      try {
+        const { done: finished, value } = await reader.read();
+        if (finished) {
+          ctrl.close();
+          return done();
+        }
+        if (keptBytes < opts.captureLimit) {
+          const part = value.subarray(0, opts.captureLimit - keptBytes);
+          kept.push(part);
+          keptBytes += part.byteLength;
+        }
+        ctrl.enqueue(value);
+      } catch (error) {
+        const err = Errors.streamInterrupted(providerId, describe(error));
+        ctrl.error(err);
+        done(err);
+      }
+    },
+    cancel(reason) {
+      controller.abort(reason);
+      reader.cancel(reason).catch(() => {});
+      done(undefined, true);
+    },
+  });
+  const response = new Response(stream, { status: upstream.status, headers });
+  const error = upstream.status >= 400 ? Errors.provider(providerId, upstream.status, `provider answered ${upstream.status}`) : undefined;
+  return { response, status: upstream.status, providerId, upstreamLatencyMs, retryAfterMs: retryAfter, error, settled };
+}
+
+function firstNonSpace(text: string): number {
+  let i = 0;
+  while (i < text.length && text.charCodeAt(i) <= 32) i++;
+  return i;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return (error as Error & { code?: string }).code ? `${(error as Error & { code?: string }).code}: ${error.message}` : error.message;
+  return String(error);
+}
+

@@ -1,0 +1,117 @@
+import {
+  type Attempt,
+  type AttemptRecord,
+  type AttemptResult,
+  type AttemptStage,
+  Errors,
+  GatewayError,
+  type GatewayConfig,
+  type GatewayRequest,
+  type ProviderAdapter,
+  type Strategy,
+  type StrategyContext,
+  type TargetConfig,
+} from '@gateway/sdk';
+import { type CallOptions, ClientGoneError, callProvider } from './call.ts';
+import { effectiveTargets } from './inherit.ts';
+import { backoffMs, RETRY_AFTER_CAP_MS, retryPolicy, sleep } from './retry.ts';
+
+export interface EngineDeps {
+  strategies: ReadonlyMap<string, Strategy>;
+  attemptStages: readonly AttemptStage[];
+  call: CallOptions;
+  /** The adapter for a leaf (and the leaf itself, rewritten for passthrough `@slug/model`). */
+  resolveProvider(target: TargetConfig, req: GatewayRequest): { provider: ProviderAdapter; target: TargetConfig };
+  /** Whether a target may be tried now (circuit breaker); defaults to always. */
+  isAvailable?(req: GatewayRequest, index: string, target: TargetConfig): boolean;
+}
+
+export interface RoutedResult extends AttemptResult {
+  /** Path of the target that answered, e.g. `config.targets[1]`. */
+  index: string;
+  /** Retries made on the answering target; -1 when they ran out. */
+  retries: number;
+}
+
+/** 400s that no retry can fix, whatever `on_status_codes` says. */
+const NEVER_RETRIED = new Set(['context_length_exceeded', 'content_policy_violation', 'content_filter']);
+
+/** Discards an answer that will not be sent (its body would otherwise hold a connection). */
+function discard(result: AttemptResult): void {
+  result.response.body?.cancel().catch(() => {});
+}
+
+function runAttempt(req: GatewayRequest, attempt: Attempt, deps: EngineDeps, i: number): Promise<AttemptResult> {
+  const stages = deps.attemptStages;
+  while (i < stages.length && stages[i]?.applies?.(req) === false) i++;
+  const stage = stages[i];
+  if (!stage) return callProvider(req, attempt, deps.call);
+  return stage.run(req, attempt, () => runAttempt(req, attempt, deps, i + 1)).catch((error: unknown) => {
+    if (error instanceof ClientGoneError) throw error;
+    const err = GatewayError.from(error, { plugin: stage.name, phase: 'attempt' });
+    return { response: err.toResponse(), status: err.status, providerId: attempt.provider.id, error: err, settled: Promise.resolve({ body: undefined, error: err }) };
+  });
+}
+
+function shouldRetry(result: AttemptResult, codes: readonly number[]): boolean {
+  if (result.error && NEVER_RETRIED.has(result.error.code)) return false;
+  // A connection that failed before any answer is always worth another try.
+  if (result.error?.code === 'upstream_unreachable') return true;
+  return codes.includes(result.status);
+}
+
+async function runLeaf(req: GatewayRequest, leaf: TargetConfig, index: string, deps: EngineDeps, log: AttemptRecord[]): Promise<RoutedResult> {
+  let resolved: { provider: ProviderAdapter; target: TargetConfig };
+  try {
+    resolved = deps.resolveProvider(leaf, req);
+  } catch (error) {
+    const err = GatewayError.from(error, { phase: 'resolve-provider' });
+    return { response: err.toResponse(), status: err.status, providerId: String(leaf.provider ?? ''), error: err, index, retries: 0, settled: Promise.resolve({ body: undefined, error: err }) };
+  }
+  const { provider, target } = resolved;
+  const policy = retryPolicy(target);
+  for (let retry = 0; ; retry++) {
+    const started = performance.now();
+    const result = await runAttempt(req, { index, target, provider, retry }, deps, 0);
+    log.push({ index, providerId: result.providerId, retry, status: result.status, latencyMs: performance.now() - started, error: result.error?.message });
+    const retryable = shouldRetry(result, policy.codes);
+    if (!retryable || retry >= policy.attempts || req.signal.aborted)
+      return { ...result, index, retries: retryable && policy.attempts > 0 ? -1 : retry };
+    let wait = backoffMs(retry);
+    if (policy.useRetryAfter && result.retryAfterMs !== undefined) {
+      // A provider that asks for a longer pause than the cap is not retried: its answer goes back as it is.
+      if (result.retryAfterMs > RETRY_AFTER_CAP_MS) return { ...result, index, retries: -1 };
+      wait = result.retryAfterMs;
+    }
+    discard(result);
+    await sleep(wait, req.signal);
+    if (req.signal.aborted) throw new ClientGoneError();
+  }
+}
+
+/** Routes a request through a config node: a leaf is called (with retries), a strategy node picks children. */
+export async function route(req: GatewayRequest, node: GatewayConfig, index: string, deps: EngineDeps, log: AttemptRecord[]): Promise<RoutedResult> {
+  if (!node.strategy || !node.targets?.length) return runLeaf(req, node, index, deps, log);
+  const strategy = deps.strategies.get(node.strategy.mode);
+  if (!strategy) throw Errors.badRequest(`No strategy handles mode "${node.strategy.mode}"`, 'strategy.mode');
+  const children = effectiveTargets(node);
+  const ctx: StrategyContext = {
+    request: req,
+    isAvailable: (childIndex) => {
+      const i = Number(/\[(\d+)\]$/.exec(childIndex)?.[1] ?? -1);
+      const child = children[i];
+      return !child || !deps.isAvailable || deps.isAvailable(req, childIndex, child);
+    },
+  };
+  const order = strategy.plan(node, ctx);
+  if (order.length === 0) throw Errors.badRequest('No target is available for this request', 'config.targets');
+  let result: RoutedResult | undefined;
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k] as number;
+    const child = children[i] as TargetConfig;
+    if (result) discard(result);
+    result = await route(req, child, `${index}.targets[${i}]`, deps, log);
+    if (k === order.length - 1 || !strategy.next(result, node, child)) return result;
+  }
+  return result as RoutedResult;
+}

@@ -1,0 +1,176 @@
+import {
+  type AttemptRecord,
+  Errors,
+  type FinallyStage,
+  GatewayError,
+  type GatewayRequest,
+  type JudgeStage,
+  type Logger,
+  type Outcome,
+  type RequestStage,
+  type ResponseStage,
+  type SettledBody,
+  type Verdict,
+} from '@gateway/sdk';
+import { ClientGoneError } from './call.ts';
+import { type EngineDeps, type RoutedResult, route } from './engine.ts';
+
+export interface PipelineStages {
+  requestStages: readonly RequestStage[];
+  requestJudges: readonly JudgeStage[];
+  responseStages: readonly ResponseStage[];
+  responseJudges: readonly JudgeStage[];
+  finallyStages: readonly FinallyStage[];
+}
+
+export interface PipelineDeps extends EngineDeps {
+  stages: PipelineStages;
+  logger: Logger;
+  /** Called once per request when the answer is settled (metrics). */
+  observe?(req: GatewayRequest, outcome: Outcome): void;
+}
+
+/** Response headers of INTERFACE.md. */
+function decorate(response: Response, req: GatewayRequest, routed: RoutedResult | undefined): Response {
+  const h = response.headers;
+  h.set('x-gateway-trace-id', req.traceId);
+  if (routed) {
+    h.set('x-gateway-provider', routed.providerId);
+    h.set('x-gateway-last-used-option-index', routed.index);
+    h.set('x-gateway-retry-attempt-count', String(routed.retries));
+  }
+  if (!h.has('x-gateway-cache-status')) h.set('x-gateway-cache-status', String(req.locals.cacheStatus ?? 'DISABLED'));
+  return response;
+}
+
+async function judge(judges: readonly JudgeStage[], req: GatewayRequest, response?: Response): Promise<Verdict[]> {
+  const active = judges.filter((j) => !j.applies || j.applies(req));
+  return Promise.all(
+    active.map((j) =>
+      j.run(req, response).catch((error: unknown): Verdict => ({ stage: j.name, verdict: false, error: GatewayError.from(error).message })),
+    ),
+  );
+}
+
+function denied(verdicts: Verdict[]): GatewayError | undefined {
+  if (!verdicts.some((v) => v.deny && !v.verdict)) return undefined;
+  return new GatewayError({
+    code: 'guardrail_denied',
+    type: 'guardrail_denied',
+    status: 400,
+    message: 'The request was denied by a guardrail',
+    extra: { hook_results: verdicts },
+  });
+}
+
+/**
+ * One request through the pipeline: request stages (sequential), request judges (parallel), routing with attempt
+ * stages around each provider call, response stages and judges, then the finally stages (fire-and-forget) once the
+ * answer has been sent whole.
+ */
+export async function runPipeline(req: GatewayRequest, deps: PipelineDeps): Promise<Response> {
+  const { stages } = deps;
+  const attempts: AttemptRecord[] = [];
+  let routed: RoutedResult | undefined;
+  let response: Response;
+  let settled: Promise<SettledBody>;
+  try {
+    response = await runBeforeRouting(req, stages) ?? (routed = await route(req, req.config, 'config', deps, attempts)).response;
+    settled = routed ? routed.settled : Promise.resolve({ body: undefined });
+    if (stages.responseStages.length || stages.responseJudges.length) response = await runAfterRouting(req, response, stages);
+  } catch (error) {
+    if (error instanceof ClientGoneError) {
+      finish(req, deps, error, routed, attempts, Promise.resolve({ body: undefined, error, clientAborted: true }));
+      return error.toResponse();
+    }
+    const err = GatewayError.from(error, { phase: 'pipeline' });
+    if (err.status >= 500) deps.logger.error({ err: err.cause ?? err, traceId: req.traceId, plugin: err.plugin, phase: err.phase }, 'pipeline error');
+    response = err.toResponse();
+    settled = Promise.resolve({ body: undefined, error: err });
+    finish(req, deps, err, routed, attempts, settled, response.status);
+    return decorate(response, req, routed);
+  }
+  finish(req, deps, routed?.error, routed, attempts, settled, response.status);
+  return decorate(response, req, routed);
+}
+
+async function runBeforeRouting(req: GatewayRequest, stages: PipelineStages): Promise<Response | undefined> {
+  for (const stage of stages.requestStages) {
+    if (stage.applies && !stage.applies(req)) continue;
+    try {
+      const early = await stage.run(req);
+      if (early) return early;
+    } catch (error) {
+      throw GatewayError.from(error, { plugin: stage.name, phase: 'request' });
+    }
+  }
+  if (stages.requestJudges.length) {
+    const verdicts = await judge(stages.requestJudges, req);
+    const deny = denied(verdicts);
+    if (deny) throw deny;
+    if (verdicts.length) req.locals.hookResults = verdicts;
+  }
+  return undefined;
+}
+
+async function runAfterRouting(req: GatewayRequest, response: Response, stages: PipelineStages): Promise<Response> {
+  let out = response;
+  for (const stage of stages.responseStages) {
+    if (stage.applies && !stage.applies(req)) continue;
+    try {
+      out = (await stage.run(req, out)) ?? out;
+    } catch (error) {
+      throw GatewayError.from(error, { plugin: stage.name, phase: 'response' });
+    }
+  }
+  if (stages.responseJudges.length) {
+    const verdicts = await judge(stages.responseJudges, req, out);
+    const deny = denied(verdicts);
+    if (deny) {
+      out.body?.cancel().catch(() => {});
+      throw deny;
+    }
+  }
+  return out;
+}
+
+/** A request refused before routing (bad body, bad config): answered at once and still logged. */
+export function rejectRequest(req: GatewayRequest, deps: PipelineDeps, error: GatewayError): Response {
+  finish(req, deps, error, undefined, [], Promise.resolve({ body: undefined, error }), error.status);
+  return decorate(error.toResponse(), req, undefined);
+}
+
+/** Runs the finally stages once the answer has been sent whole (or failed); never delays the response. */
+function finish(
+  req: GatewayRequest,
+  deps: PipelineDeps,
+  error: GatewayError | undefined,
+  routed: RoutedResult | undefined,
+  attempts: AttemptRecord[],
+  settled: Promise<SettledBody>,
+  status?: number,
+): void {
+  settled.then((end) => {
+    const finalError = end.error ?? error;
+    const outcome: Outcome = {
+      status: end.clientAborted ? 499 : finalError && status !== undefined && status < 400 ? 502 : (status ?? finalError?.status ?? 500),
+      providerId: routed?.providerId,
+      targetIndex: routed?.index,
+      latencyMs: performance.now() - req.receivedAt,
+      upstreamLatencyMs: routed?.upstreamLatencyMs,
+      responseBody: end.body,
+      error: finalError,
+      attempts,
+    };
+    deps.observe?.(req, outcome);
+    for (const stage of deps.stages.finallyStages) {
+      if (stage.applies && !stage.applies(req)) continue;
+      try {
+        const done = stage.run(req, outcome);
+        if (done) done.catch((e: unknown) => deps.logger.warn({ err: e, stage: stage.name }, 'finally stage failed'));
+      } catch (e) {
+        deps.logger.warn({ err: e, stage: stage.name }, 'finally stage failed');
+      }
+    }
+  });
+}

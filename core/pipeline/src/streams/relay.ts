@@ -1,0 +1,111 @@
+import { Errors, GatewayError } from '@gateway/sdk';
+import { Capture } from './capture.ts';
+import type { StreamProcessor } from './processors.ts';
+
+export interface StreamEnd {
+  /** The answer arrived whole (its end marker was seen). */
+  complete: boolean;
+  error?: GatewayError;
+  /** What the client was sent, size-capped, for the log. */
+  body: string;
+  clientAborted: boolean;
+}
+
+export interface RelayOptions {
+  provider: string;
+  processor: StreamProcessor;
+  captureLimit: number;
+  /** Longest silence allowed between two upstream chunks. */
+  idleTimeoutMs: number;
+  /** Stops the upstream request (client went away, idle timeout). */
+  abortUpstream(reason: unknown): void;
+  onEnd(end: StreamEnd): void;
+}
+
+const encoder = new TextEncoder();
+type ReadResult = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>;
+
+function errorFrame(error: GatewayError): Uint8Array {
+  return encoder.encode(`data: ${JSON.stringify(error.toBody())}\n\n`);
+}
+
+/**
+ * Forwards an upstream stream to the client chunk by chunk. A stream that breaks, stalls or ends without its end
+ * marker is closed with an error frame and no `[DONE]`, so no client takes a cut answer for a whole one.
+ */
+export function relayStream(upstream: ReadableStream<Uint8Array>, opts: RelayOptions): ReadableStream<Uint8Array> {
+  const reader = upstream.getReader();
+  const capture = new Capture(opts.captureLimit);
+  let finished = false;
+  let idleTimer: Timer | undefined;
+
+  const finish = (end: Omit<StreamEnd, 'body'>) => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(idleTimer);
+    opts.onEnd({ ...end, body: capture.text() });
+  };
+
+  const readWithIdleTimeout = () =>
+    new Promise<ReadResult>((resolve, reject) => {
+      idleTimer = setTimeout(() => {
+        const error = Errors.streamInterrupted(opts.provider, `no data for ${opts.idleTimeoutMs} ms`);
+        opts.abortUpstream(error);
+        reader.cancel(error).catch(() => {});
+        reject(error);
+      }, opts.idleTimeoutMs);
+      reader.read().then((r) => resolve(r as ReadResult), reject);
+    }).finally(() => clearTimeout(idleTimer));
+
+  const fail = (controller: ReadableStreamDefaultController<Uint8Array>, error: GatewayError) => {
+    const frame = errorFrame(error);
+    capture.add(frame);
+    controller.enqueue(frame);
+    controller.close();
+    finish({ complete: false, error, clientAborted: false });
+  };
+
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let result: ReadResult;
+      try {
+        result = await readWithIdleTimeout();
+      } catch (error) {
+        if (finished) return;
+        const reason = error instanceof GatewayError ? error : Errors.streamInterrupted(opts.provider, describe(error));
+        return fail(controller, reason);
+      }
+      try {
+        if (result.done) {
+          const { bytes, complete } = opts.processor.end();
+          if (bytes) {
+            capture.add(bytes);
+            controller.enqueue(bytes);
+          }
+          if (!complete) return fail(controller, Errors.streamInterrupted(opts.provider, 'the stream ended without its end marker'));
+          controller.close();
+          return finish({ complete: true, clientAborted: false });
+        }
+        const bytes = opts.processor.push(result.value);
+        if (bytes && bytes.byteLength) {
+          capture.add(bytes);
+          controller.enqueue(bytes);
+        }
+      } catch (error) {
+        opts.abortUpstream(error);
+        reader.cancel(error).catch(() => {});
+        fail(controller, error instanceof GatewayError ? error : Errors.upstreamInvalid(opts.provider, describe(error)));
+      }
+    },
+    cancel(reason) {
+      // The client went away: stop the upstream request at once.
+      opts.abortUpstream(reason);
+      reader.cancel(reason).catch(() => {});
+      finish({ complete: false, clientAborted: true, error: undefined });
+    },
+  });
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,58 @@
+import type { StateStore } from '@gateway/sdk';
+
+interface Entry {
+  value: string;
+  expiresAt: number;
+}
+
+/** State kept in this process: rate counters, circuit breakers and the like for a single-process gateway. */
+export class MemoryStateStore implements StateStore {
+  readonly kind = 'memory' as const;
+  private readonly entries = new Map<string, Entry>();
+  private readonly sweeper: Timer;
+
+  constructor(sweepIntervalMs = 30_000) {
+    // Expired keys are dropped lazily on read and by a periodic sweep, so memory stays bounded by live keys.
+    this.sweeper = setInterval(() => this.sweep(), sweepIntervalMs);
+    this.sweeper.unref();
+  }
+
+  private live(key: string, now = Date.now()): Entry | undefined {
+    const entry = this.entries.get(key);
+    if (entry && entry.expiresAt <= now) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  async get(key: string): Promise<string | null> {
+    return this.live(key)?.value ?? null;
+  }
+
+  async set(key: string, value: string, ttlMs?: number): Promise<void> {
+    this.entries.set(key, { value, expiresAt: ttlMs ? Date.now() + ttlMs : Number.POSITIVE_INFINITY });
+  }
+
+  async del(key: string): Promise<void> {
+    this.entries.delete(key);
+  }
+
+  async incr(key: string, by: number, ttlMs: number): Promise<number> {
+    const now = Date.now();
+    const entry = this.live(key, now);
+    const value = (entry ? Number(entry.value) : 0) + by;
+    this.entries.set(key, { value: String(value), expiresAt: entry?.expiresAt ?? now + ttlMs });
+    return value;
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.entries.clear();
+  }
+}

@@ -1,0 +1,70 @@
+import { type AttemptResult, definePlugin, Errors, type GatewayConfig, type Strategy } from '@gateway/sdk';
+import { matches, requestGetter } from './query.ts';
+
+const childIndex = (i: number) => `[${i}]`;
+
+function available(node: GatewayConfig, isAvailable: (index: string) => boolean): number[] {
+  const all = (node.targets ?? []).map((_, i) => i);
+  const open = all.filter((i) => isAvailable(childIndex(i)));
+  // When every circuit is open the request still goes somewhere rather than failing unanswered.
+  return open.length ? open : all;
+}
+
+const isSuccess = (r: AttemptResult) => r.status >= 200 && r.status < 300;
+
+export const single: Strategy = {
+  mode: 'single',
+  plan: (node, ctx) => available(node, ctx.isAvailable).slice(0, 1),
+  next: () => false,
+};
+
+export const loadbalance: Strategy = {
+  mode: 'loadbalance',
+  plan(node, ctx) {
+    const targets = node.targets ?? [];
+    const candidates = available(node, ctx.isAvailable).filter((i) => (targets[i]?.weight ?? 1) > 0);
+    const total = candidates.reduce((sum, i) => sum + (targets[i]?.weight ?? 1), 0);
+    if (total <= 0) return [];
+    let pick = Math.random() * total;
+    for (const i of candidates) {
+      pick -= targets[i]?.weight ?? 1;
+      if (pick < 0) return [i];
+    }
+    return candidates.slice(-1);
+  },
+  next: () => false,
+};
+
+export const fallback: Strategy = {
+  mode: 'fallback',
+  plan: (node, ctx) => available(node, ctx.isAvailable),
+  next(result, node, child) {
+    if (isSuccess(result)) return false;
+    const codes = child.on_status_codes ?? node.strategy?.on_status_codes;
+    // Without codes any failure moves on; network failures and timeouts always do.
+    if (!codes || result.error?.code === 'upstream_unreachable' || result.error?.code === 'request_timeout') return true;
+    return codes.includes(result.status);
+  },
+};
+
+export const conditional: Strategy = {
+  mode: 'conditional',
+  plan(node, ctx) {
+    const strategy = node.strategy;
+    const targets = node.targets ?? [];
+    const get = requestGetter(ctx.request);
+    const hit = strategy?.conditions?.find((c) => matches(c.query, get));
+    const name = hit?.then ?? strategy?.default;
+    if (name === undefined) throw Errors.badRequest('No conditional routing rule matched and the strategy has no default', 'strategy.conditions');
+    const i = targets.findIndex((t) => t.name === name);
+    if (i < 0) throw Errors.badRequest(`Conditional routing names target "${name}", which does not exist`, 'strategy.conditions');
+    return [i];
+  },
+  next: () => false,
+};
+
+export default definePlugin({
+  setup(api) {
+    for (const strategy of [single, loadbalance, fallback, conditional]) api.strategy(strategy);
+  },
+});

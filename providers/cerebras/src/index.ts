@@ -1,0 +1,11 @@
+import { openAICompatible } from '@gateway/provider-openai-compatible';
+import { definePlugin } from '@gateway/sdk';
+
+/** Cerebras. */
+export const provider = openAICompatible({
+  id: 'cerebras',
+  baseUrl: 'https://api.cerebras.ai/v1',
+  unsupported: ['embed', 'moderate'],
+});
+
+export default definePlugin({ setup: (api) => api.provider(provider) });

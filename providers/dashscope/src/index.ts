@@ -1,0 +1,11 @@
+import { openAICompatible } from '@gateway/provider-openai-compatible';
+import { definePlugin } from '@gateway/sdk';
+
+/** Alibaba Cloud Model Studio (DashScope, international). */
+export const provider = openAICompatible({
+  id: 'dashscope',
+  baseUrl: 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1',
+  unsupported: ['moderate'],
+});
+
+export default definePlugin({ setup: (api) => api.provider(provider) });

@@ -1,0 +1,11 @@
+import { openAICompatible } from '@gateway/provider-openai-compatible';
+import { definePlugin } from '@gateway/sdk';
+
+/** DeepInfra. */
+export const provider = openAICompatible({
+  id: 'deepinfra',
+  baseUrl: 'https://api.deepinfra.com/v1/openai',
+  unsupported: ['moderate'],
+});
+
+export default definePlugin({ setup: (api) => api.provider(provider) });

@@ -1,0 +1,11 @@
+import { openAICompatible } from '@gateway/provider-openai-compatible';
+import { definePlugin } from '@gateway/sdk';
+
+/** Groq. */
+export const provider = openAICompatible({
+  id: 'groq',
+  baseUrl: 'https://api.groq.com/openai/v1',
+  unsupported: ['complete', 'moderate'],
+});
+
+export default definePlugin({ setup: (api) => api.provider(provider) });

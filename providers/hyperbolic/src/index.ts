@@ -1,0 +1,11 @@
+import { openAICompatible } from '@gateway/provider-openai-compatible';
+import { definePlugin } from '@gateway/sdk';
+
+/** Hyperbolic. */
+export const provider = openAICompatible({
+  id: 'hyperbolic',
+  baseUrl: 'https://api.hyperbolic.xyz/v1',
+  unsupported: ['embed', 'moderate'],
+});
+
+export default definePlugin({ setup: (api) => api.provider(provider) });

@@ -1,0 +1,12 @@
+import { openAICompatible } from '@gateway/provider-openai-compatible';
+import { definePlugin } from '@gateway/sdk';
+
+/** Ollama (local; its OpenAI-compatible API needs no key). */
+export const provider = openAICompatible({
+  id: 'ollama',
+  baseUrl: 'http://localhost:11434/v1',
+  auth: { kind: 'none' },
+  unsupported: ['moderate'],
+});
+
+export default definePlugin({ setup: (api) => api.provider(provider) });

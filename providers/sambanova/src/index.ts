@@ -1,0 +1,11 @@
+import { openAICompatible } from '@gateway/provider-openai-compatible';
+import { definePlugin } from '@gateway/sdk';
+
+/** SambaNova Cloud. */
+export const provider = openAICompatible({
+  id: 'sambanova',
+  baseUrl: 'https://api.sambanova.ai/v1',
+  unsupported: ['moderate'],
+});
+
+export default definePlugin({ setup: (api) => api.provider(provider) });

@@ -1,0 +1,11 @@
+import { openAICompatible } from '@gateway/provider-openai-compatible';
+import { definePlugin } from '@gateway/sdk';
+
+/** SiliconFlow. */
+export const provider = openAICompatible({
+  id: 'siliconflow',
+  baseUrl: 'https://api.siliconflow.cn/v1',
+  unsupported: ['moderate'],
+});
+
+export default definePlugin({ setup: (api) => api.provider(provider) });

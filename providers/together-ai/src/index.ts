@@ -1,0 +1,11 @@
+import { openAICompatible } from '@gateway/provider-openai-compatible';
+import { definePlugin } from '@gateway/sdk';
+
+/** Together AI. */
+export const provider = openAICompatible({
+  id: 'together-ai',
+  baseUrl: 'https://api.together.xyz/v1',
+  unsupported: ['moderate'],
+});
+
+export default definePlugin({ setup: (api) => api.provider(provider) });

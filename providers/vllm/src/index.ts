@@ -1,0 +1,11 @@
+import { openAICompatible } from '@gateway/provider-openai-compatible';
+import { definePlugin } from '@gateway/sdk';
+
+/** vLLM's OpenAI-compatible server, usually reached through a custom host. */
+export const provider = openAICompatible({
+  id: 'vllm',
+  baseUrl: 'http://localhost:8000/v1',
+  unsupported: ['moderate'],
+});
+
+export default definePlugin({ setup: (api) => api.provider(provider) });
