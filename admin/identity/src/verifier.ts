@@ -1,0 +1,152 @@
+/**
+ * Turns an `x-gateway-api-key` secret into the Caller, with a cache so that the hot path normally does no database
+ * round trip: hash → caller for 60 s, hash → "no such key" for 5 s, bounded in size. A key's own expiry is checked
+ * on every hit, so a cached key stops working the moment it expires. `last_used_at` is written at most once a
+ * minute per key, without the request waiting for it.
+ */
+import { asc, eq, and, type Caller, type Database, type Logger } from '@gateway/sdk';
+import { hashSecret } from './secrets.ts';
+import { apiKeys, workspaces } from './tables.ts';
+
+export interface ApiKeyVerifierOptions {
+  logger?: Logger;
+  positiveTtlMs?: number;
+  negativeTtlMs?: number;
+  /** Cached hashes at most; the oldest entry goes first. */
+  maxEntries?: number;
+  lastUsedIntervalMs?: number;
+  now?: () => number;
+}
+
+interface CacheEntry {
+  caller: Caller | undefined;
+  /** When this cache entry goes stale. */
+  staleAt: number;
+  /** The key's expires_at (null: never). */
+  keyExpiresAt: number | null;
+}
+
+// Longer input is no key of ours; do not hash megabytes sent as a header.
+const MAX_SECRET_LENGTH = 512;
+
+export class ApiKeyVerifier {
+  /** `lookups` counts database round trips; hits and misses count verify() calls. */
+  readonly stats = { hits: 0, misses: 0, lookups: 0 };
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly inFlight = new Map<string, Promise<CacheEntry>>();
+  private readonly lastUsed = new Map<string, number>();
+  private readonly pending = new Set<Promise<void>>();
+  private readonly o: Required<Omit<ApiKeyVerifierOptions, 'logger'>>;
+  private readonly logger: Logger | undefined;
+  /** Bumped by invalidate(), so that a lookup started before it does not re-fill the cache with old data. */
+  private generation = 0;
+
+  constructor(
+    private readonly database: Database,
+    options: ApiKeyVerifierOptions = {},
+  ) {
+    this.logger = options.logger;
+    this.o = {
+      positiveTtlMs: options.positiveTtlMs ?? 60_000,
+      negativeTtlMs: options.negativeTtlMs ?? 5_000,
+      maxEntries: options.maxEntries ?? 10_000,
+      lastUsedIntervalMs: options.lastUsedIntervalMs ?? 60_000,
+      now: options.now ?? Date.now,
+    };
+  }
+
+  /** The caller for a secret, or undefined when it is unknown, revoked or expired. Rejects only on database errors. */
+  async verify(secret: string): Promise<Caller | undefined> {
+    if (!secret || secret.length > MAX_SECRET_LENGTH) return undefined;
+    const hash = hashSecret(secret);
+    const now = this.o.now();
+    let entry = this.cache.get(hash);
+    if (entry && entry.staleAt > now) {
+      this.stats.hits++;
+    } else {
+      this.stats.misses++;
+      entry = await this.lookupOnce(hash);
+    }
+    const { caller } = entry;
+    if (!caller || (entry.keyExpiresAt !== null && entry.keyExpiresAt <= this.o.now())) return undefined;
+    this.touch(caller.apiKeyId);
+    return caller;
+  }
+
+  /** Forgets cached answers: all of them, or those of one key (after a revoke, rotation or scope change). */
+  invalidate(apiKeyId?: string): void {
+    this.generation++;
+    if (apiKeyId === undefined) this.cache.clear();
+    else for (const [hash, entry] of this.cache) if (entry.caller?.apiKeyId === apiKeyId) this.cache.delete(hash);
+  }
+
+  /** Resolves when the pending `last_used_at` writes are done (shutdown, tests). */
+  async flush(): Promise<void> {
+    while (this.pending.size) await Promise.all(this.pending);
+  }
+
+  /** Concurrent misses of one hash share one query. */
+  private lookupOnce(hash: string): Promise<CacheEntry> {
+    let lookup = this.inFlight.get(hash);
+    if (!lookup) {
+      const generation = this.generation;
+      lookup = this.lookup(hash)
+        .then((entry) => {
+          if (generation === this.generation) this.remember(hash, entry);
+          return entry;
+        })
+        .finally(() => this.inFlight.delete(hash));
+      this.inFlight.set(hash, lookup);
+    }
+    return lookup;
+  }
+
+  private async lookup(hash: string): Promise<CacheEntry> {
+    const now = this.o.now();
+    const negative: CacheEntry = { caller: undefined, staleAt: now + this.o.negativeTtlMs, keyExpiresAt: null };
+    this.stats.lookups++;
+    const key = await this.database.findOne(apiKeys, 'hash', hash);
+    if (!key || key.status !== 'active' || (key.expires_at !== null && key.expires_at <= now)) return negative;
+    const workspaceId = key.workspace_id ?? (await this.defaultWorkspace(key.organisation_id));
+    return {
+      caller: { apiKeyId: key.id, organisationId: key.organisation_id, workspaceId, scopes: Object.freeze([...key.scopes]) },
+      staleAt: now + this.o.positiveTtlMs,
+      keyExpiresAt: key.expires_at,
+    };
+  }
+
+  /** An organisation key acts in the organisation's first active workspace (the one the bootstrap made). */
+  private async defaultWorkspace(organisationId: string): Promise<string> {
+    const [first] = await this.database.select(workspaces, {
+      where: (c) => and(eq(c.organisation_id, organisationId), eq(c.status, 'active')),
+      orderBy: (c) => [asc(c.created_at), asc(c.id)],
+      limit: 1,
+    });
+    return first?.id ?? '';
+  }
+
+  private remember(hash: string, entry: CacheEntry): void {
+    if (!this.cache.has(hash) && this.cache.size >= this.o.maxEntries) {
+      const oldest = this.cache.keys().next();
+      if (!oldest.done) this.cache.delete(oldest.value);
+    }
+    this.cache.delete(hash); // re-inserted last: Map order is the eviction order
+    this.cache.set(hash, entry);
+  }
+
+  private touch(apiKeyId: string): void {
+    const now = this.o.now();
+    const last = this.lastUsed.get(apiKeyId);
+    if (last !== undefined && now - last < this.o.lastUsedIntervalMs) return;
+    if (this.lastUsed.size >= this.o.maxEntries) this.lastUsed.clear();
+    this.lastUsed.set(apiKeyId, now);
+    const write = this.database
+      .update(apiKeys, { last_used_at: now }, (c) => eq(c.id, apiKeyId))
+      .then(
+        () => undefined,
+        (err: unknown) => this.logger?.warn({ apiKeyId, error: err instanceof Error ? err.message.slice(0, 300) : String(err) }, 'could not record last_used_at'),
+      )
+      .finally(() => this.pending.delete(write));
+    this.pending.add(write);
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The dialect-free helpers of the `database` service. Each helper builds the same drizzle query for the dialect's
+ * table; the casts here are the one place where the definition's row types meet drizzle's loose table types.
+ */
+import { count as countAll, eq, type SQL } from 'drizzle-orm';
+import type { BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite';
+import type { MySqlTable } from 'drizzle-orm/mysql-core';
+import type { MySql2Database } from 'drizzle-orm/mysql2';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type {
+  ColumnMap,
+  Columns,
+  DatabaseHelpers,
+  InsertOptions,
+  NewRowOf,
+  ReadOptions,
+  RowOf,
+  SelectOptions,
+  TableDefBase,
+  Where,
+} from '@gateway/sdk';
+
+export type Drizzles =
+  | { dialect: 'sqlite'; db: BunSQLiteDatabase; reader: BunSQLiteDatabase }
+  | { dialect: 'mysql'; db: MySql2Database; reader: MySql2Database };
+
+// Bound parameters per statement: SQLite allows 32766, MySQL 65535; stay below both.
+const MAX_PARAMS = { sqlite: 30_000, mysql: 60_000 } as const;
+
+type Loose = Record<string, unknown>;
+type Helpers = Omit<DatabaseHelpers, 'migrate' | 'close'>;
+
+function chunks<T>(rows: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
+  return out;
+}
+
+/** MySQL's result header or bun:sqlite's `Changes`. */
+function affected(result: unknown): number {
+  const header = Array.isArray(result) ? result[0] : result;
+  if (header && typeof header === 'object') {
+    const h = header as { affectedRows?: unknown; changes?: unknown };
+    if (typeof h.affectedRows === 'number') return h.affectedRows;
+    if (typeof h.changes === 'number') return h.changes;
+  }
+  return 0;
+}
+
+export function createHelpers(d: Drizzles): Helpers {
+  const columnsOf = <C extends ColumnMap>(def: TableDefBase<C>) =>
+    (d.dialect === 'sqlite' ? def.sqlite : def.mysql) as unknown as Columns<C>;
+  const whereOf = <C extends ColumnMap>(def: TableDefBase<C>, where: Where<C> | undefined): SQL | undefined =>
+    where?.(columnsOf(def));
+  // A condition that came out empty (`and()` of nothing) must not turn into a whole-table update or delete.
+  const requiredWhere = <C extends ColumnMap>(def: TableDefBase<C>, where: Where<C>): SQL => {
+    const condition = whereOf(def, where);
+    if (!condition) throw new Error(`refusing to change every row of ${def.name}: the condition is empty`);
+    return condition;
+  };
+
+  async function insert<C extends ColumnMap>(
+    def: TableDefBase<C>,
+    rows: NewRowOf<C> | readonly NewRowOf<C>[],
+    options: InsertOptions = {},
+  ): Promise<number> {
+    const list = (Array.isArray(rows) ? rows : [rows]) as Loose[];
+    if (list.length === 0) return 0;
+    const perStatement = Math.max(1, Math.floor(MAX_PARAMS[d.dialect] / Object.keys(def.columns).length));
+    let inserted = 0;
+    for (const chunk of chunks(list, perStatement)) {
+      if (d.dialect === 'sqlite') {
+        const query = d.db.insert(def.sqlite).values(chunk);
+        inserted += affected(options.ignoreDuplicates ? query.onConflictDoNothing().run() : query.run());
+      } else {
+        const query = options.ignoreDuplicates ? d.db.insert(def.mysql).ignore() : d.db.insert(def.mysql);
+        inserted += affected(await query.values(chunk));
+      }
+    }
+    return inserted;
+  }
+
+  async function select<C extends ColumnMap>(def: TableDefBase<C>, options: SelectOptions<C> = {}): Promise<RowOf<C>[]> {
+    const where = whereOf(def, options.where);
+    const order = options.orderBy?.(columnsOf(def));
+    const orderBy = order === undefined ? [] : Array.isArray(order) ? order : [order];
+    if (d.dialect === 'sqlite') {
+      let q = (options.fresh ? d.db : d.reader).select().from(def.sqlite as SQLiteTable).where(where).$dynamic();
+      if (orderBy.length) q = q.orderBy(...orderBy);
+      if (options.limit !== undefined) q = q.limit(options.limit);
+      if (options.offset !== undefined) q = q.offset(options.offset);
+      return (await q) as RowOf<C>[];
+    }
+    let q = (options.fresh ? d.db : d.reader).select().from(def.mysql as MySqlTable).where(where).$dynamic();
+    if (orderBy.length) q = q.orderBy(...orderBy);
+    if (options.limit !== undefined) q = q.limit(options.limit);
+    if (options.offset !== undefined) q = q.offset(options.offset);
+    return (await q) as RowOf<C>[];
+  }
+
+  async function findOne<C extends ColumnMap, K extends keyof C & string>(
+    def: TableDefBase<C>,
+    column: K,
+    value: unknown,
+    options: ReadOptions = {},
+  ): Promise<RowOf<C> | undefined> {
+    const rows = await select(def, { ...options, where: (c) => eq(c[column], value), limit: 1 });
+    return rows[0];
+  }
+
+  async function count<C extends ColumnMap>(def: TableDefBase<C>, where?: Where<C>, options: ReadOptions = {}): Promise<number> {
+    const condition = whereOf(def, where);
+    const rows =
+      d.dialect === 'sqlite'
+        ? await (options.fresh ? d.db : d.reader).select({ n: countAll() }).from(def.sqlite).where(condition)
+        : await (options.fresh ? d.db : d.reader).select({ n: countAll() }).from(def.mysql).where(condition);
+    return rows[0]?.n ?? 0;
+  }
+
+  async function update<C extends ColumnMap>(def: TableDefBase<C>, values: Partial<NewRowOf<C>>, where: Where<C>): Promise<number> {
+    const set = values as Loose;
+    if (Object.keys(set).length === 0) return 0;
+    const condition = requiredWhere(def, where);
+    if (d.dialect === 'sqlite') return affected(d.db.update(def.sqlite).set(set).where(condition).run());
+    return affected(await d.db.update(def.mysql).set(set).where(condition));
+  }
+
+  async function remove<C extends ColumnMap>(def: TableDefBase<C>, where: Where<C>): Promise<number> {
+    const condition = requiredWhere(def, where);
+    if (d.dialect === 'sqlite') return affected(d.db.delete(def.sqlite).where(condition).run());
+    return affected(await d.db.delete(def.mysql).where(condition));
+  }
+
+  return { dialect: d.dialect, insert, select, findOne, count, update, delete: remove };
+}

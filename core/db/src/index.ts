@@ -1,0 +1,4 @@
+export { createDatabase, createDatabaseFromEnv, migrate, type CreateDatabaseOptions } from './database.ts';
+export { DEFAULT_DATABASE_URL, parseDatabaseUrl, readerFromEnv, type DatabaseTarget, type ReaderOptions } from './url.ts';
+export { statementsOf } from './migrate.ts';
+export type { Database, Migration } from '@gateway/sdk';

@@ -1,0 +1,142 @@
+import { resolve } from 'node:path';
+import { createDatabase } from '@gateway/db';
+import { loadPlugins, type LoadResult } from '@gateway/loader';
+import { HostGuard, type PipelineDeps } from '@gateway/pipeline';
+import { type EndpointKind, Errors, GatewayError, type Logger, type StateStore } from '@gateway/sdk';
+import { createStateStore } from '@gateway/state';
+import { type AnyElysia, Elysia } from 'elysia';
+import { readSettings, type Settings } from './env.ts';
+import { type Authenticator, authenticate, handleGatewayCall, type HandlerDeps } from './gateway-handler.ts';
+import { createLogger } from './logger.ts';
+import { Metrics } from './metrics.ts';
+import { makeProviderResolver, type StoredAccess } from './resolve.ts';
+
+export const CORE_VERSION = '1.0.0';
+export const PROJECT_ROOT = resolve(import.meta.dir, '../../..');
+
+export interface GatewayOptions {
+  env?: Record<string, string | undefined>;
+  /** Project roots whose plugins are loaded; default: this checkout. */
+  roots?: string[];
+  logger?: Logger;
+}
+
+export interface Gateway {
+  settings: Settings;
+  app: AnyElysia;
+  plugins: LoadResult;
+  state: StateStore;
+  logger: Logger;
+  metrics: Metrics;
+  /** Handles one request in-process (tests). */
+  handle(request: Request): Promise<Response>;
+  /** Flushes queues and closes connections, after in-flight requests are done. */
+  close(): Promise<void>;
+}
+
+const FIRST_CLASS: Record<string, EndpointKind> = {
+  '/v1/chat/completions': 'chatComplete',
+  '/v1/completions': 'complete',
+  '/v1/embeddings': 'embed',
+  '/v1/moderations': 'moderate',
+};
+
+/** Everything but the listening socket: plugins, state, database, routes. */
+export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway> {
+  const env = opts.env ?? process.env;
+  const settings = readSettings(env);
+  const logger = opts.logger ?? createLogger(settings.logLevel);
+  const state = createStateStore(settings.redisUrl);
+  const database = await createDatabase(settings.databaseUrl, { reader: settings.reader });
+  const plugins = await loadPlugins({
+    roots: opts.roots ?? [PROJECT_ROOT],
+    coreVersion: CORE_VERSION,
+    disabled: settings.disabledPlugins,
+    env,
+    logger,
+    state,
+    services: { database, settings },
+  });
+  const { registry } = plugins;
+  const metrics = new Metrics();
+
+  const stored: StoredAccess = registry.services.has('storedAccess') ? (registry.services.get('storedAccess') as StoredAccess) : {};
+  const pipeline: PipelineDeps = {
+    strategies: registry.strategies,
+    attemptStages: registry.attemptStages,
+    stages: registry,
+    logger,
+    call: {
+      hostGuard: new HostGuard(settings.trustedCustomHosts),
+      captureLimit: settings.logBodyBytes,
+      streamIdleTimeoutMs: settings.streamIdleTimeoutMs,
+      defaultTimeoutMs: settings.defaultRequestTimeoutMs,
+    },
+    resolveProvider: makeProviderResolver(registry.providers, stored),
+    observe: (req, outcome) => metrics.record(req.endpoint, outcome.providerId, outcome.status, outcome.latencyMs, outcome.upstreamLatencyMs),
+  };
+  const authenticator = registry.services.get('apiKeyVerifier') as Authenticator | undefined;
+  const deps: HandlerDeps = { pipeline, authenticator, metrics, logger, maxBodyBytes: settings.maxRequestBodyBytes };
+
+  const gatewayCall = (request: Request) => {
+    const url = new URL(request.url);
+    const endpoint = request.method === 'POST' ? FIRST_CLASS[url.pathname] : undefined;
+    return handleGatewayCall(request, endpoint ?? 'proxy', url.pathname.slice(3), url.search, deps);
+  };
+
+  const app = new Elysia()
+    .onError(({ code, error }) => {
+      if (code === 'NOT_FOUND') return Errors.notFound('No such route').toResponse();
+      const err = GatewayError.from(error, { phase: 'server' });
+      if (err.status >= 500) logger.error({ err: err.cause ?? err }, 'unhandled server error');
+      return err.toResponse();
+    })
+    .get('/health', () => Response.json({ status: 'ok' }))
+    .get('/metrics', () => new Response(metrics.render(), { headers: { 'content-type': 'text/plain; version=0.0.4' } }));
+
+  for (const { route } of registry.routes) {
+    app.route(route.method, `/v1${route.path}`, async ({ request, params }) => {
+      const caller = await authenticate(request.headers, authenticator);
+      if (!caller.scopes.includes(route.scope) && !caller.scopes.includes("*")) throw Errors.forbidden(`This route needs the ${route.scope} scope`);
+      const url = new URL(request.url);
+      const text = request.method === 'GET' || request.method === 'DELETE' ? '' : await request.text();
+      let body: unknown;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        throw Errors.malformedJson('The request body is not valid JSON');
+      }
+      return route.handle({ caller, params: params as Record<string, string>, query: url.searchParams, body, headers: request.headers });
+    });
+  }
+
+  for (const path of Object.keys(FIRST_CLASS)) app.post(path, ({ request }) => gatewayCall(request));
+  app.get('/v1/*', ({ request }) => gatewayCall(request));
+  app.post('/v1/*', ({ request }) => gatewayCall(request));
+  app.put('/v1/*', ({ request }) => gatewayCall(request));
+  app.delete('/v1/*', ({ request }) => gatewayCall(request));
+
+  let closed = false;
+  return {
+    settings,
+    app,
+    plugins,
+    state,
+    logger,
+    metrics,
+    handle: (request) => app.handle(request),
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const fn of registry.closers) {
+        try {
+          await fn();
+        } catch (error) {
+          logger.warn({ err: error }, 'a plugin failed to close');
+        }
+      }
+      await state.close();
+      await database.close();
+    },
+  };
+}

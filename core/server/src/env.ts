@@ -1,0 +1,60 @@
+/** Settings from the environment (INTERFACE.md "Running"), read once at start. */
+export interface Settings {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  reader: { host: string; user?: string; pass?: string; port?: number } | undefined;
+  hadrMode: boolean;
+  redisUrl: string | undefined;
+  adminApiKey: string | undefined;
+  apiKeyPrefix: string | undefined;
+  logLevel: string;
+  maxRequestBodyBytes: number;
+  trustedCustomHosts: string[];
+  disabledPlugins: string[];
+  /** Upper bound on one provider attempt when the config sets no request_timeout. */
+  defaultRequestTimeoutMs: number;
+  streamIdleTimeoutMs: number;
+  /** Bytes of each request and response body kept in the log. */
+  logBodyBytes: number;
+  features: Record<'guardrails' | 'apiAccess' | 'dataExports' | 'usageLimits' | 'auditLogs' | 'scim' | 'policy', boolean>;
+}
+
+const on = (value: string | undefined) => (value ?? 'ON').toUpperCase() !== 'OFF';
+const int = (value: string | undefined, fallback: number) => {
+  const n = Number(value);
+  return value !== undefined && value !== '' && Number.isFinite(n) && n > 0 ? Math.floor(n) : fallback;
+};
+const list = (value: string | undefined, fallback: string[]) =>
+  value === undefined ? fallback : value.split(',').map((s) => s.trim()).filter(Boolean);
+
+export function readSettings(env: Record<string, string | undefined>): Settings {
+  return {
+    port: int(env.PORT, 8787),
+    host: env.HOST || '0.0.0.0',
+    databaseUrl: env.DATABASE_URL || 'sqlite:./data/gateway.db',
+    reader: env.DB_READER_HOST
+      ? { host: env.DB_READER_HOST, user: env.DB_READER_USER, pass: env.DB_READER_PASS, port: env.DB_READER_PORT ? int(env.DB_READER_PORT, 3306) : undefined }
+      : undefined,
+    hadrMode: (env.MYSQL_WRITER_HADR_MODE ?? 'OFF').toUpperCase() === 'ON',
+    redisUrl: env.REDIS_URL || undefined,
+    adminApiKey: env.GATEWAY_ADMIN_API_KEY || undefined,
+    apiKeyPrefix: env.API_KEY_PREFIX || undefined,
+    logLevel: env.LOG_LEVEL || 'info',
+    maxRequestBodyBytes: int(env.MAX_REQUEST_BODY_BYTES, 33_554_432),
+    trustedCustomHosts: list(env.TRUSTED_CUSTOM_HOSTS, ['localhost', '127.0.0.1', '::1']),
+    disabledPlugins: list(env.GATEWAY_DISABLED_PLUGINS, []),
+    defaultRequestTimeoutMs: int(env.GATEWAY_DEFAULT_REQUEST_TIMEOUT_MS, 600_000),
+    streamIdleTimeoutMs: int(env.GATEWAY_STREAM_IDLE_TIMEOUT_MS, 120_000),
+    logBodyBytes: int(env.GATEWAY_LOG_BODY_BYTES, 65_536),
+    features: {
+      guardrails: on(env.GUARDRAILS_ENABLED),
+      apiAccess: on(env.API_ACCESS_ENABLED),
+      dataExports: on(env.DATA_EXPORTS_ENABLED),
+      usageLimits: on(env.USAGE_LIMITS_ENABLED),
+      auditLogs: on(env.AUDIT_LOGS_ENABLED),
+      scim: on(env.SCIM_ENABLED),
+      policy: on(env.POLICY_ENABLED),
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import { ClientGoneError, type PipelineDeps, rejectRequest, runPipeline } from '@gateway/pipeline';
+import { type Caller, type EndpointKind, Errors, GatewayError, type GatewayRequest, type Logger } from '@gateway/sdk';
+import { validateBody } from '@gateway/validation';
+import { parseJsonObject, readBody } from './body.ts';
+import type { Metrics } from './metrics.ts';
+import { resolveConfig } from './resolve.ts';
+
+export interface Authenticator {
+  verify(secret: string): Promise<Caller | undefined>;
+}
+
+export interface HandlerDeps {
+  pipeline: PipelineDeps;
+  authenticator: Authenticator | undefined;
+  metrics: Metrics;
+  logger: Logger;
+  maxBodyBytes: number;
+}
+
+const EMPTY_METADATA: Readonly<Record<string, string>> = Object.freeze({});
+const EMPTY_CONFIG: GatewayRequest['config'] = Object.freeze({});
+
+function parseMetadata(value: string | null): Readonly<Record<string, string>> {
+  if (value === null || value === '') return EMPTY_METADATA;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw Errors.badRequest('x-gateway-metadata must be a JSON object of string values', 'x-gateway-metadata');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw Errors.badRequest('x-gateway-metadata must be a JSON object of string values', 'x-gateway-metadata');
+  const out: Record<string, string> = Object.create(null);
+  for (const [k, v] of Object.entries(parsed)) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  return out;
+}
+
+/** The caller of a request, from `x-gateway-api-key`; 401 in every other case. */
+export async function authenticate(headers: Headers, authenticator: Authenticator | undefined): Promise<Caller> {
+  const secret = headers.get('x-gateway-api-key');
+  if (!secret) throw Errors.unauthorized('Missing x-gateway-api-key header');
+  if (!authenticator) throw Errors.internal('No authenticator is loaded (the identity plugin is disabled)');
+  const caller = await authenticator.verify(secret);
+  if (!caller) throw Errors.unauthorized('Invalid, revoked or expired x-gateway-api-key');
+  return caller;
+}
+
+/**
+ * A gateway call: authenticate, read and check the body, resolve the config, run the pipeline. Every failure is an
+ * INTERFACE.md error body; nothing thrown escapes as a 500 without its shape.
+ */
+export async function handleGatewayCall(request: Request, endpoint: EndpointKind, path: string, search: string, deps: HandlerDeps): Promise<Response> {
+  const receivedAt = performance.now();
+  const traceId = request.headers.get('x-gateway-trace-id') || crypto.randomUUID();
+  let caller: Caller;
+  try {
+    caller = await authenticate(request.headers, deps.authenticator);
+  } catch (error) {
+    // Unauthenticated calls belong to no workspace: counted in metrics, not written to the request log.
+    const err = GatewayError.from(error, { phase: 'authenticate' });
+    if (err.status >= 500) deps.logger.error({ err: err.cause ?? err, traceId }, 'authentication failed');
+    deps.metrics.record(endpoint, undefined, err.status, performance.now() - receivedAt, undefined);
+    return err.toResponse({ 'x-gateway-trace-id': traceId });
+  }
+
+  let rawBody: Uint8Array | undefined;
+  let body: GatewayRequest['body'];
+  let config: GatewayRequest['config'] = EMPTY_CONFIG;
+  let metadata = EMPTY_METADATA;
+  let failure: GatewayError | undefined;
+  try {
+    rawBody = await readBody(request, deps.maxBodyBytes);
+    metadata = parseMetadata(request.headers.get('x-gateway-metadata'));
+    if (endpoint !== 'proxy') {
+      body = parseJsonObject(rawBody);
+      validateBody(endpoint, body);
+    }
+    config = resolveConfig(request.headers);
+  } catch (error) {
+    failure = GatewayError.from(error, { phase: 'request' });
+    if (failure.status >= 500) deps.logger.error({ err: failure.cause ?? failure, traceId }, 'request failed before routing');
+  }
+  const req: GatewayRequest = {
+    traceId,
+    endpoint,
+    method: request.method,
+    path,
+    search,
+    headers: request.headers,
+    body,
+    rawBody,
+    metadata,
+    caller,
+    config,
+    signal: request.signal,
+    receivedAt,
+    locals: {},
+  };
+  if (failure) return rejectRequest(req, deps.pipeline, failure);
+  try {
+    return await runPipeline(req, deps.pipeline);
+  } catch (error) {
+    if (error instanceof ClientGoneError) return error.toResponse();
+    const err = GatewayError.from(error, { phase: 'pipeline' });
+    deps.logger.error({ err: err.cause ?? err, traceId }, 'pipeline failed');
+    return rejectRequest(req, deps.pipeline, err);
+  }
+}

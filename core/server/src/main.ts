@@ -1,0 +1,36 @@
+import { createGateway } from './app.ts';
+
+/** Starts the gateway on the environment of INTERFACE.md and stops it gracefully on SIGTERM / SIGINT. */
+const gateway = await createGateway();
+const { settings, logger, plugins } = gateway;
+
+logger.info(
+  { loaded: plugins.loaded.map((p) => `${p.name} (${p.manifest.kind})`), providers: [...plugins.registry.providers.keys()] },
+  `loaded ${plugins.loaded.length} plugins`,
+);
+for (const refusal of plugins.refused) logger.warn(refusal, `plugin refused: ${refusal.name}: ${refusal.reason}`);
+for (const name of plugins.skipped) logger.info({ name }, `plugin disabled: ${name}`);
+
+const server = Bun.serve({
+  port: settings.port,
+  hostname: settings.host,
+  // Bun's own limit is a backstop above ours: the gateway answers 413 in its own shape first.
+  maxRequestBodySize: settings.maxRequestBodyBytes + 1024 * 1024,
+  idleTimeout: 255,
+  fetch: (request) => gateway.handle(request),
+});
+logger.info({ port: server.port, host: settings.host }, `gateway listening on http://${settings.host}:${server.port}`);
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'shutting down: finishing in-flight requests');
+  // stop(false) refuses new connections and resolves once in-flight requests have finished.
+  await server.stop(false);
+  await gateway.close();
+  logger.info('stopped');
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -1,0 +1,74 @@
+/** Prometheus metrics kept in memory: counters and histograms with fixed buckets, rendered on GET /metrics. */
+const BUCKETS_MS = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000];
+
+class Histogram {
+  readonly counts = new Array<number>(BUCKETS_MS.length + 1).fill(0);
+  sum = 0;
+  count = 0;
+  observe(ms: number): void {
+    let i = 0;
+    while (i < BUCKETS_MS.length && ms > (BUCKETS_MS[i] as number)) i++;
+    this.counts[i] = (this.counts[i] as number) + 1;
+    this.sum += ms;
+    this.count++;
+  }
+}
+
+const escape = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+
+export class Metrics {
+  private readonly requests = new Map<string, { labels: string; count: number }>();
+  private readonly latency = new Map<string, { labels: string; h: Histogram }>();
+  private readonly upstream = new Map<string, { labels: string; h: Histogram }>();
+  private readonly started = Date.now();
+
+  record(endpoint: string, provider: string | undefined, status: number, latencyMs: number, upstreamMs: number | undefined): void {
+    const p = provider ?? 'none';
+    const key = `${endpoint}|${p}|${status}`;
+    let counter = this.requests.get(key);
+    if (!counter) {
+      counter = { labels: `endpoint="${escape(endpoint)}",provider="${escape(p)}",status="${status}"`, count: 0 };
+      this.requests.set(key, counter);
+    }
+    counter.count++;
+    this.histogram(this.latency, `${endpoint}|${p}`, `endpoint="${escape(endpoint)}",provider="${escape(p)}"`).observe(latencyMs);
+    if (upstreamMs !== undefined) this.histogram(this.upstream, p, `provider="${escape(p)}"`).observe(upstreamMs);
+  }
+
+  private histogram(map: Map<string, { labels: string; h: Histogram }>, key: string, labels: string): Histogram {
+    let entry = map.get(key);
+    if (!entry) {
+      entry = { labels, h: new Histogram() };
+      map.set(key, entry);
+    }
+    return entry.h;
+  }
+
+  render(): string {
+    const lines: string[] = [
+      '# HELP gateway_requests_total Requests handled, by endpoint, provider and status.',
+      '# TYPE gateway_requests_total counter',
+    ];
+    for (const { labels, count } of this.requests.values()) lines.push(`gateway_requests_total{${labels}} ${count}`);
+    const hist = (name: string, help: string, map: Map<string, { labels: string; h: Histogram }>) => {
+      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} histogram`);
+      for (const { labels, h } of map.values()) {
+        let cumulative = 0;
+        BUCKETS_MS.forEach((le, i) => {
+          cumulative += h.counts[i] as number;
+          lines.push(`${name}_bucket{${labels},le="${le / 1000}"} ${cumulative}`);
+        });
+        lines.push(`${name}_bucket{${labels},le="+Inf"} ${h.count}`);
+        lines.push(`${name}_sum{${labels}} ${h.sum / 1000}`, `${name}_count{${labels}} ${h.count}`);
+      }
+    };
+    hist('gateway_request_duration_seconds', 'Time from request to the whole answer sent.', this.latency);
+    hist('gateway_upstream_duration_seconds', 'Time from calling a provider to its response headers.', this.upstream);
+    lines.push(
+      '# HELP gateway_uptime_seconds Seconds since the process started.',
+      '# TYPE gateway_uptime_seconds gauge',
+      `gateway_uptime_seconds ${(Date.now() - this.started) / 1000}`,
+    );
+    return `${lines.join('\n')}\n`;
+  }
+}

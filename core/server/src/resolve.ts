@@ -1,0 +1,104 @@
+import { parseConfigHeader } from '@gateway/config';
+import { Errors, type GatewayConfig, type GatewayRequest, type ProviderAdapter, type TargetConfig } from '@gateway/sdk';
+
+/** Stored objects the administration side resolves (virtual keys, `@slug` providers); absent until it is loaded. */
+export interface StoredAccess {
+  virtualKey?(id: string, req: { workspaceId: string }): TargetConfig | undefined;
+  providerSlug?(slug: string, req: { workspaceId: string }): { provider: string; target: TargetConfig } | undefined;
+}
+
+function bearer(headers: Headers): string | undefined {
+  const auth = headers.get('authorization');
+  if (!auth) return undefined;
+  return auth.startsWith('Bearer ') || auth.startsWith('bearer ') ? auth.slice(7).trim() : auth.trim();
+}
+
+/** Header settings that INTERFACE.md makes equivalent to config fields; they apply where the config is silent. */
+function headerSettings(headers: Headers): Partial<GatewayConfig> | undefined {
+  let out: Partial<GatewayConfig> | undefined;
+  const timeout = headers.get('x-gateway-request-timeout');
+  if (timeout !== null) {
+    const ms = Number(timeout);
+    if (!Number.isInteger(ms) || ms <= 0) throw Errors.badRequest('x-gateway-request-timeout must be a positive integer of milliseconds', 'x-gateway-request-timeout');
+    (out ??= {}).request_timeout = ms;
+  }
+  const forward = headers.get('x-gateway-forward-headers');
+  if (forward !== null) (out ??= {}).forward_headers = forward.split(',').map((h) => h.trim()).filter(Boolean);
+  const strict = headers.get('x-gateway-strict-wire-compliance');
+  if (strict !== null) (out ??= {}).strict_wire_compliance = strict.trim().toLowerCase() !== 'false';
+  return out;
+}
+
+/**
+ * The config of a request: `x-gateway-config` (JSON or a saved config's id), else one built from
+ * `x-gateway-provider` + `Authorization` (+ `x-gateway-custom-host`), else a virtual key.
+ */
+export function resolveConfig(headers: Headers): GatewayConfig {
+  const header = headers.get('x-gateway-config');
+  let config: GatewayConfig;
+  if (header !== null && header.trim() !== '') {
+    config = parseConfigHeader(header);
+  } else {
+    const provider = headers.get('x-gateway-provider');
+    const virtualKey = headers.get('x-gateway-virtual-key');
+    if (!provider && !virtualKey)
+      throw Errors.badRequest('Say which provider to use: x-gateway-provider with Authorization, x-gateway-virtual-key, or x-gateway-config', 'x-gateway-provider');
+    config = {};
+    if (provider) config.provider = provider;
+    if (virtualKey) config.virtual_key = virtualKey;
+    const key = bearer(headers);
+    if (key) config.api_key = key;
+  }
+  const customHost = headers.get('x-gateway-custom-host');
+  const settings = headerSettings(headers);
+  if (!customHost && !settings) return config;
+  const merged: GatewayConfig = { ...config };
+  if (customHost && merged.custom_host === undefined && !merged.targets) merged.custom_host = customHost;
+  const open = merged as Record<string, unknown>;
+  for (const [key, value] of Object.entries(settings ?? {})) if (open[key] === undefined) open[key] = value;
+  return merged;
+}
+
+/** Finds the adapter of a leaf target; a passthrough target takes its provider from the request. */
+export function makeProviderResolver(providers: ReadonlyMap<string, ProviderAdapter>, stored: StoredAccess) {
+  const byName = (name: string): ProviderAdapter | undefined =>
+    providers.get(name) ?? (name.startsWith('@') ? providers.get(name.slice(1)) : undefined);
+
+  return (target: TargetConfig, req: GatewayRequest): { provider: ProviderAdapter; target: TargetConfig } => {
+    let t = target;
+    if (t.virtual_key !== undefined && stored.virtualKey) {
+      const resolved = stored.virtualKey(t.virtual_key as string, req.caller);
+      if (!resolved) throw Errors.badRequest(`Unknown virtual key ${t.virtual_key as string}`, 'x-gateway-virtual-key');
+      t = { ...resolved, ...t };
+    } else if (t.virtual_key !== undefined && !t.provider) {
+      throw Errors.badRequest('Virtual keys are resolved by the administration side, which is not loaded', 'x-gateway-virtual-key');
+    }
+    let name = t.provider;
+    if (t.passthrough || !name) {
+      name = req.headers.get('x-gateway-provider') ?? undefined;
+      const model = req.body?.model;
+      if (!name && typeof model === 'string' && model.startsWith('@')) {
+        const slash = model.indexOf('/');
+        if (slash > 1) {
+          name = model.slice(0, slash);
+          t = { ...t, override_params: { ...t.override_params, model: model.slice(slash + 1) } };
+        }
+      }
+    }
+    if (!name) throw Errors.badRequest('No provider: set x-gateway-provider, a config provider, or a model of the form @<provider>/<model>', 'provider');
+    let adapter = byName(name);
+    if (!adapter && name.startsWith('@') && stored.providerSlug) {
+      const slug = stored.providerSlug(name.slice(1), req.caller);
+      if (slug) {
+        adapter = byName(slug.provider);
+        t = { ...slug.target, ...t, provider: slug.provider };
+      }
+    }
+    if (!adapter) throw Errors.unknownProvider(name);
+    if (t.api_key === undefined && t.Authorization === undefined) {
+      const key = bearer(req.headers);
+      if (key) t = { ...t, api_key: key };
+    }
+    return { provider: adapter, target: t };
+  };
+}

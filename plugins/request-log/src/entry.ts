@@ -1,0 +1,78 @@
+/**
+ * What the queue holds per request: references and numbers copied from the request and its outcome. Building it
+ * does no I/O, no parsing and no serialising; bodies are turned into text when the batch is written.
+ * Headers are never copied (they carry `Authorization` and `x-gateway-api-key`), nor the query string (keys travel
+ * there for some providers).
+ */
+import type { AttemptRecord, GatewayRequest, JsonObject, Outcome } from '@gateway/sdk';
+
+export interface LogEntry {
+  traceId: string;
+  spanId?: string | null;
+  parentSpanId?: string | null;
+  spanName?: string | null;
+  organisationId?: string | null;
+  workspaceId?: string | null;
+  apiKeyId?: string | null;
+  provider?: string | null;
+  model?: string | null;
+  endpoint: string;
+  method: string;
+  path: string;
+  status: number;
+  latencyMs: number;
+  upstreamLatencyMs?: number | null;
+  cacheStatus?: string | null;
+  targetIndex?: string | null;
+  retryCount?: number;
+  metadata?: Readonly<Record<string, string>> | null;
+  /** A parsed body (serialised at write time), the bytes received, or text. */
+  requestBody?: JsonObject | Uint8Array | string | null;
+  /** Content type of a byte body: non-text bodies are stored as a size note, not as text. */
+  requestContentType?: string | null;
+  /** Full response text: usage is read from it before it is capped. */
+  responseBody?: string | null;
+  errorCode?: string | null;
+  errorMessage?: string | null;
+  attempts?: readonly AttemptRecord[] | null;
+  /** Epoch milliseconds. */
+  createdAt: number;
+}
+
+/** `req.locals.cacheStatus`, when the cache stage set it (HIT, MISS, …). */
+const CACHE_STATUS_LOCAL = 'cacheStatus';
+
+export function entryFrom(req: GatewayRequest, outcome: Outcome): LogEntry {
+  const model = req.body?.model;
+  const cacheStatus = req.locals[CACHE_STATUS_LOCAL];
+  const last = outcome.attempts.length ? outcome.attempts[outcome.attempts.length - 1] : undefined;
+  return {
+    traceId: req.traceId,
+    spanId: req.headers.get('x-gateway-span-id'),
+    parentSpanId: req.headers.get('x-gateway-parent-span-id'),
+    spanName: req.headers.get('x-gateway-span-name'),
+    organisationId: req.caller.organisationId || null,
+    workspaceId: req.caller.workspaceId || null,
+    apiKeyId: req.caller.apiKeyId || null,
+    provider: outcome.providerId ?? null,
+    model: typeof model === 'string' ? model : null,
+    endpoint: req.endpoint,
+    method: req.method,
+    path: req.path,
+    status: outcome.status,
+    latencyMs: outcome.latencyMs,
+    upstreamLatencyMs: outcome.upstreamLatencyMs ?? null,
+    cacheStatus: typeof cacheStatus === 'string' ? cacheStatus : null,
+    targetIndex: outcome.targetIndex ?? null,
+    retryCount: last?.retry ?? 0,
+    metadata: req.metadata,
+    // The body as the gateway sent it on (after any redaction by stages), else the bytes received.
+    requestBody: req.body ?? req.rawBody ?? null,
+    requestContentType: req.body ? null : req.headers.get('content-type'),
+    responseBody: outcome.responseBody ?? null,
+    errorCode: outcome.error?.code ?? null,
+    errorMessage: outcome.error?.message ?? null,
+    attempts: outcome.attempts,
+    createdAt: req.receivedAt,
+  };
+}

@@ -1,0 +1,29 @@
+import { createGateway, type Gateway } from '@gateway/server';
+import { ROOT } from './gateway-process.ts';
+
+export const TEST_ADMIN_KEY = 'gw-test-admin-key';
+
+/** A gateway in this process on an in-memory SQLite database, for tests that call `gateway.handle()`. */
+export async function startInProcessGateway(env: Record<string, string | undefined> = {}, roots: string[] = [ROOT]): Promise<Gateway> {
+  return createGateway({
+    env: {
+      DATABASE_URL: 'sqlite::memory:',
+      GATEWAY_ADMIN_API_KEY: TEST_ADMIN_KEY,
+      LOG_LEVEL: 'silent',
+      ...env,
+    },
+    roots,
+  });
+}
+
+/** Headers of a gateway call through the openai provider at a local server. */
+export function providerHeaders(customHost: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'x-gateway-api-key': TEST_ADMIN_KEY,
+    'x-gateway-provider': 'openai',
+    'x-gateway-custom-host': customHost,
+    authorization: 'Bearer sk-test',
+    ...extra,
+  };
+}
