@@ -6,9 +6,12 @@ import { count as countAll, eq, type SQL } from 'drizzle-orm';
 import type { BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite';
 import type { MySqlTable } from 'drizzle-orm/mysql-core';
 import type { MySql2Database } from 'drizzle-orm/mysql2';
+import type { Pool } from 'mysql2/promise';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { Database as SqliteClient, SQLQueryBindings, Statement } from 'bun:sqlite';
 import type {
   ColumnMap,
+  ColumnSpec,
   Columns,
   DatabaseHelpers,
   InsertOptions,
@@ -21,8 +24,8 @@ import type {
 } from '@gateway/sdk';
 
 export type Drizzles =
-  | { dialect: 'sqlite'; db: BunSQLiteDatabase; reader: BunSQLiteDatabase }
-  | { dialect: 'mysql'; db: MySql2Database; reader: MySql2Database };
+  | { dialect: 'sqlite'; db: BunSQLiteDatabase & { $client: SqliteClient }; reader: BunSQLiteDatabase }
+  | { dialect: 'mysql'; db: MySql2Database & { $client: Pool }; reader: MySql2Database };
 
 // Bound parameters per statement: SQLite allows 32766, MySQL 65535; stay below both.
 const MAX_PARAMS = { sqlite: 30_000, mysql: 60_000 } as const;
@@ -47,6 +50,32 @@ function affected(result: unknown): number {
   return 0;
 }
 
+const statements = new WeakMap<SqliteClient, Map<string, Statement>>();
+
+/** One cached prepared INSERT per table and conflict mode. */
+function sqliteInsert(client: SqliteClient, table: string, names: string[], ignore: boolean): Statement {
+  let byKey = statements.get(client);
+  if (!byKey) statements.set(client, (byKey = new Map()));
+  const key = `${ignore ? 'i' : 'p'}:${table}:${names.join(',')}`;
+  let statement = byKey.get(key);
+  if (!statement) {
+    const cols = names.map((n) => `"${n}"`).join(', ');
+    statement = client.prepare(`INSERT ${ignore ? 'OR IGNORE ' : ''}INTO "${table}" (${cols}) VALUES (${names.map(() => '?').join(', ')})`);
+    byKey.set(key, statement);
+  }
+  return statement;
+}
+
+/** A row value as the driver stores it, defaults applied the way the drizzle table would apply them. */
+function driverValue(dialect: 'sqlite' | 'mysql', spec: ColumnSpec, value: unknown): unknown {
+  let v = value;
+  if (v === undefined) v = spec.options.defaultFn ? spec.options.defaultFn() : (spec.options.defaultValue ?? null);
+  if (v === null || v === undefined) return null;
+  if (spec.kind === 'json') return JSON.stringify(v);
+  if (spec.kind === 'bool') return v ? 1 : 0;
+  return v;
+}
+
 export function createHelpers(d: Drizzles): Helpers {
   const columnsOf = <C extends ColumnMap>(def: TableDefBase<C>) =>
     (d.dialect === 'sqlite' ? def.sqlite : def.mysql) as unknown as Columns<C>;
@@ -66,16 +95,27 @@ export function createHelpers(d: Drizzles): Helpers {
   ): Promise<number> {
     const list = (Array.isArray(rows) ? rows : [rows]) as Loose[];
     if (list.length === 0) return 0;
-    const perStatement = Math.max(1, Math.floor(MAX_PARAMS[d.dialect] / Object.keys(def.columns).length));
+    // Statements are written here rather than by drizzle's builder: building a batch of log rows through the
+    // builder cost ~50 µs a row, the prepared statement ~2 µs.
+    const names = Object.keys(def.columns);
+    const specs = names.map((name) => def.columns[name] as ColumnSpec);
+    const values = (row: Loose) => specs.map((spec, i) => driverValue(d.dialect, spec, row[names[i] as string]));
+    if (d.dialect === 'sqlite') {
+      const statement = sqliteInsert(d.db.$client, def.name, names, options.ignoreDuplicates === true);
+      let inserted = 0;
+      d.db.$client.transaction(() => {
+        for (const row of list) inserted += statement.run(...(values(row) as SQLQueryBindings[])).changes;
+      })();
+      return inserted;
+    }
+    const perStatement = Math.max(1, Math.floor(MAX_PARAMS.mysql / names.length));
+    const head = `INSERT ${options.ignoreDuplicates ? 'IGNORE ' : ''}INTO \`${def.name}\` (${names.map((n) => `\`${n}\``).join(', ')}) VALUES `;
+    const tuple = `(${names.map(() => '?').join(', ')})`;
     let inserted = 0;
     for (const chunk of chunks(list, perStatement)) {
-      if (d.dialect === 'sqlite') {
-        const query = d.db.insert(def.sqlite).values(chunk);
-        inserted += affected(options.ignoreDuplicates ? query.onConflictDoNothing().run() : query.run());
-      } else {
-        const query = options.ignoreDuplicates ? d.db.insert(def.mysql).ignore() : d.db.insert(def.mysql);
-        inserted += affected(await query.values(chunk));
-      }
+      const params = chunk.flatMap(values);
+      const [result] = await d.db.$client.query(head + chunk.map(() => tuple).join(', '), params);
+      inserted += affected(result);
     }
     return inserted;
   }

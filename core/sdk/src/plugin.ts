@@ -48,6 +48,7 @@ export interface GatewayRequest {
   readonly config: GatewayConfig;
   /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
+  /** `performance.now()` when the request arrived (for latencies, not a wall-clock time). */
   readonly receivedAt: number;
   /** Free space for stages to share facts about this request (hook results, cache status). */
   readonly locals: Record<string, unknown>;

@@ -31,14 +31,15 @@ export class Metrics {
       this.requests.set(key, counter);
     }
     counter.count++;
-    this.histogram(this.latency, `${endpoint}|${p}`, `endpoint="${escape(endpoint)}",provider="${escape(p)}"`).observe(latencyMs);
-    if (upstreamMs !== undefined) this.histogram(this.upstream, p, `provider="${escape(p)}"`).observe(upstreamMs);
+    this.histogram(this.latency, `${endpoint}|${p}`, () => `endpoint="${escape(endpoint)}",provider="${escape(p)}"`).observe(latencyMs);
+    if (upstreamMs !== undefined) this.histogram(this.upstream, p, () => `provider="${escape(p)}"`).observe(upstreamMs);
   }
 
-  private histogram(map: Map<string, { labels: string; h: Histogram }>, key: string, labels: string): Histogram {
+  /** Label strings are built once per series, not per request. */
+  private histogram(map: Map<string, { labels: string; h: Histogram }>, key: string, labels: () => string): Histogram {
     let entry = map.get(key);
     if (!entry) {
-      entry = { labels, h: new Histogram() };
+      entry = { labels: labels(), h: new Histogram() };
       map.set(key, entry);
     }
     return entry.h;

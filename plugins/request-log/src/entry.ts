@@ -73,6 +73,6 @@ export function entryFrom(req: GatewayRequest, outcome: Outcome): LogEntry {
     errorCode: outcome.error?.code ?? null,
     errorMessage: outcome.error?.message ?? null,
     attempts: outcome.attempts,
-    createdAt: req.receivedAt,
+    createdAt: Date.now() - Math.round(outcome.latencyMs),
   };
 }

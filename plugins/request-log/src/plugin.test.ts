@@ -72,8 +72,9 @@ for (const dialect of DIALECTS) {
         retry_count: 1,
         metadata: { team: 'a' },
         error_code: 'upstream_unreachable',
-        created_at: req.receivedAt,
       });
+      // A wall-clock time (epoch ms) of when the request arrived, not the monotonic receivedAt.
+      expect(Math.abs(row.created_at - (Date.now() - 42))).toBeLessThan(60_000);
       expect(JSON.parse(row.request_body!)).toEqual(req.body!);
       expect(row.attempts).toHaveLength(2);
       // Secrets never reach storage: no headers, no query string.
