@@ -21,7 +21,12 @@ interface PackageJson {
 function readPackage(dir: string): PackageJson | undefined {
   const file = join(dir, 'package.json');
   if (!existsSync(file)) return undefined;
-  return JSON.parse(readFileSync(file, 'utf8')) as PackageJson;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as PackageJson;
+  } catch {
+    // A malformed package.json in some folder is not a plugin; it must not stop the gateway from starting.
+    return undefined;
+  }
 }
 
 /** Expands workspace patterns of the form `folder/*` or `folder` (the only forms this project uses). */

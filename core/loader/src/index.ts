@@ -48,12 +48,14 @@ export async function loadPlugins(opts: LoadOptions): Promise<LoadResult> {
       failed.add(pkg.name);
       continue;
     }
+    const restore = registry.snapshot();
     try {
       const mod = (await import(join(pkg.dir, pkg.manifest.entry))) as { default?: unknown };
       if (!isPlugin(mod.default)) throw new Error('its entry has no default export made with definePlugin({ setup })');
       await mod.default.setup(registry.apiFor(pkg.name, opts));
       loaded.push(pkg);
     } catch (error) {
+      restore(); // whatever it registered before failing goes too
       refused.push({ name: pkg.name, reason: `failed to load: ${error instanceof Error ? error.message : String(error)}` });
       failed.add(pkg.name);
     }

@@ -41,8 +41,33 @@ export class Registry {
   finallyStages: FinallyStage[] = [];
   private readonly stages: Ordered<Stage>[] = [];
 
+  /** What the registry holds now, so that a plugin whose setup fails can be taken out again whole. */
+  snapshot(): () => void {
+    const maps = [this.providers, this.strategies, this.guardrails, this.caches, this.services, this.owners].map(
+      (m) => [m, new Map(m as Map<string, unknown>)] as const,
+    );
+    const routes = this.routes.length;
+    const closers = this.closers.length;
+    const stages = this.stages.length;
+    return () => {
+      for (const [live, saved] of maps) {
+        const target = live as Map<string, unknown>;
+        target.clear();
+        for (const [k, v] of saved) target.set(k, v);
+      }
+      this.routes.length = routes;
+      this.closers.length = closers;
+      this.stages.length = stages;
+      this.sortStages();
+    };
+  }
+
   addStage(stage: Stage): void {
     this.stages.push({ item: stage, order: stage.order ?? 100, seq: this.stages.length });
+    this.sortStages();
+  }
+
+  private sortStages(): void {
     const sorted = [...this.stages].sort((a, b) => a.order - b.order || a.seq - b.seq).map((s) => s.item);
     // Kept as separate arrays so the runner does no filtering per request.
     this.requestStages = sorted.filter((s): s is RequestStage => s.phase === 'request' && s.rule === 'sequential');

@@ -100,7 +100,7 @@ export async function route(req: GatewayRequest, node: GatewayConfig, index: str
     isAvailable: (childIndex) => {
       const i = Number(/\[(\d+)\]$/.exec(childIndex)?.[1] ?? -1);
       const child = children[i];
-      return !child || !deps.isAvailable || deps.isAvailable(req, childIndex, child);
+      return !child || !deps.isAvailable || deps.isAvailable(req, `${index}.targets${childIndex}`, child);
     },
   };
   const order = strategy.plan(node, ctx);

@@ -17,7 +17,7 @@ export interface HandlerDeps {
   maxBodyBytes: number;
 }
 
-const EMPTY_METADATA: Readonly<Record<string, string>> = Object.freeze({});
+const EMPTY_METADATA: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
 const EMPTY_CONFIG: GatewayRequest['config'] = Object.freeze({});
 
 function parseMetadata(value: string | null): Readonly<Record<string, string>> {

@@ -12,7 +12,10 @@ type Getter = (field: string) => unknown;
 export function requestGetter(req: GatewayRequest): Getter {
   return (field) => {
     if (field === 'url.pathname') return `/v1${req.path}`;
-    if (field.startsWith('metadata.')) return req.metadata[field.slice(9)];
+    if (field.startsWith('metadata.')) {
+      const key = field.slice(9);
+      return Object.hasOwn(req.metadata, key) ? req.metadata[key] : undefined;
+    }
     if (field.startsWith('params.')) {
       const segments = cachedParamPath(field.slice(7));
       return segments ? valueAtPath(req.body, segments) : undefined;
@@ -21,12 +24,59 @@ export function requestGetter(req: GatewayRequest): Getter {
   };
 }
 
+/**
+ * Refuses patterns that can backtrack catastrophically: a quantified group that itself contains a quantifier or an
+ * alternation, at any depth (`(a+)+`, `((a)+)+`, `(a|a)*`), and back-references. A user's regex must not stall the
+ * gateway.
+ */
+export function isSafePattern(source: string): boolean {
+  if (source.length > 512 || /\\[1-9]/.test(source)) return false;
+  // For each open group: whether something inside it repeats or alternates.
+  const stack: boolean[] = [];
+  let lastGroupRisky = false;
+  for (let i = 0; i < source.length; i++) {
+    const ch = source[i];
+    if (ch === '\\') {
+      i++;
+      lastGroupRisky = false;
+      continue;
+    }
+    if (ch === '[') {
+      // Skip a character class: nothing inside it nests.
+      i++;
+      while (i < source.length && source[i] !== ']') i += source[i] === '\\' ? 2 : 1;
+      lastGroupRisky = false;
+      continue;
+    }
+    const quantifier = ch === '+' || ch === '*' || ch === '{' || (ch === '?' && source[i - 1] !== '(');
+    if (quantifier) {
+      if (lastGroupRisky && ch !== '?') return false;
+      if (stack.length) stack[stack.length - 1] = true;
+      lastGroupRisky = false;
+      continue;
+    }
+    if (ch === '(') {
+      stack.push(false);
+      lastGroupRisky = false;
+    } else if (ch === ')') {
+      const risky = stack.pop() ?? false;
+      if (stack.length && risky) stack[stack.length - 1] = true;
+      lastGroupRisky = risky;
+    } else if (ch === '|') {
+      if (stack.length) stack[stack.length - 1] = true;
+      lastGroupRisky = false;
+    } else {
+      lastGroupRisky = false;
+    }
+  }
+  return true;
+}
+
 const regexCache = new Map<string, RegExp | null>();
 function safeRegex(source: string): RegExp | null {
   if (!regexCache.has(source)) {
     let re: RegExp | null = null;
-    // Long or nested-quantifier patterns are refused: a user's regex must not stall the gateway.
-    if (source.length <= 512 && !/\([^)]*[+*][^)]*\)[+*{]/.test(source)) {
+    if (isSafePattern(source)) {
       try {
         re = new RegExp(source);
       } catch {

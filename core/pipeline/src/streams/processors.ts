@@ -18,22 +18,29 @@ export interface StreamProcessor {
  */
 export class OpenAiSsePassThrough implements StreamProcessor {
   private readonly text = new TextDecoder();
-  private tail = '';
+  /** Text after the last newline seen, so a marker split across chunks is still found at its line start. */
+  private partial = '';
   private done = false;
 
   push(chunk: Uint8Array): Uint8Array {
     if (!this.done) {
-      const window = this.tail + this.text.decode(chunk, { stream: true });
-      if (window.includes('data: [DONE]') || window.includes('data:[DONE]')) this.done = true;
-      else this.tail = window.slice(-16);
+      const text = this.partial + this.text.decode(chunk, { stream: true });
+      // Only a line of its own counts: `data: [DONE]` inside a model's text is not the end of the stream.
+      if (DONE_LINE.test(text)) this.done = true;
+      const nl = text.lastIndexOf('\n');
+      this.partial = nl < 0 ? text.slice(-64) : text.slice(nl + 1, nl + 65);
     }
     return chunk;
   }
 
   end(): { complete: boolean } {
+    // A last line without its newline still counts.
+    if (!this.done && /^data: ?\[DONE\]\s*$/.test(this.partial + this.text.decode())) this.done = true;
     return { complete: this.done };
   }
 }
+
+const DONE_LINE = /(?:^|\n)data: ?\[DONE\]\r?\n/;
 
 /** An upstream in its own format: decode the framing, let the adapter map events, encode OpenAI SSE. */
 export class TranslatingProcessor implements StreamProcessor {

@@ -1,0 +1,71 @@
+import { describe, expect, test } from 'bun:test';
+import type { Logger, ProviderAdapter, Stage, StateStore } from '@gateway/sdk';
+import { Registry } from './registry.ts';
+
+const deps = { env: {}, logger: { debug() {}, info() {}, warn() {}, error() {} } as Logger, state: { kind: 'memory' } as unknown as StateStore };
+const adapter = (id: string): ProviderAdapter => ({ id, baseUrl: () => 'http://x', authorize: (c) => c, endpoints: {} });
+
+describe('Registry', () => {
+  test('stages are split by phase and rule, ordered by `order` then registration', () => {
+    const registry = new Registry();
+    const api = registry.apiFor('p', deps);
+    const stages: Stage[] = [
+      { name: 'req-late', phase: 'request', rule: 'sequential', order: 200, run() {} },
+      { name: 'req-default', phase: 'request', rule: 'sequential', run() {} },
+      { name: 'req-early', phase: 'request', rule: 'sequential', order: 10, run() {} },
+      { name: 'req-default-2', phase: 'request', rule: 'sequential', run() {} },
+      { name: 'judge-in', phase: 'request', rule: 'parallel', run: async () => ({ stage: 'judge-in', verdict: true }) },
+      { name: 'attempt', phase: 'attempt', rule: 'sequential', run: (_r, _a, next) => next() },
+      { name: 'resp', phase: 'response', rule: 'sequential', run() {} },
+      { name: 'judge-out', phase: 'response', rule: 'parallel', run: async () => ({ stage: 'judge-out', verdict: true }) },
+      { name: 'log', phase: 'finally', rule: 'fire-and-forget', run() {} },
+    ];
+    for (const s of stages) api.stage(s);
+    const n = (list: readonly { name: string }[]) => list.map((s) => s.name);
+    expect(n(registry.requestStages)).toEqual(['req-early', 'req-default', 'req-default-2', 'req-late']);
+    expect(n(registry.requestJudges)).toEqual(['judge-in']);
+    expect(n(registry.attemptStages)).toEqual(['attempt']);
+    expect(n(registry.responseStages)).toEqual(['resp']);
+    expect(n(registry.responseJudges)).toEqual(['judge-out']);
+    expect(n(registry.finallyStages)).toEqual(['log']);
+  });
+
+  test('a provider id registered by two plugins is an error naming both; the same plugin may replace its own', () => {
+    const registry = new Registry();
+    registry.apiFor('first', deps).provider(adapter('acme'));
+    expect(() => registry.apiFor('second', deps).provider(adapter('acme'))).toThrow(
+      'provider "acme" from second is already registered by first',
+    );
+    const replacement = adapter('acme');
+    registry.apiFor('first', deps).provider(replacement);
+    expect(registry.providers.get('acme')).toBe(replacement);
+    expect(registry.owners.get('acme')).toBe('first');
+  });
+
+  test('service() of an unknown service names the plugin and the service', () => {
+    const registry = new Registry();
+    const api = registry.apiFor('needy', deps);
+    expect(() => api.service('database')).toThrow('plugin needy needs service "database", which no loaded plugin provides');
+    api.provide('database', 1);
+    expect(api.service<number>('database')).toBe(1);
+  });
+
+  test('strategies, guardrails, caches, routes and closers are recorded', async () => {
+    const registry = new Registry();
+    const api = registry.apiFor('misc', deps);
+    expect(api.name).toBe('misc');
+    api.strategy({ mode: 'm', plan: () => [], next: () => false });
+    api.guardrail({ id: 'misc.check', run: async () => ({ verdict: true }) });
+    api.cache({ name: 'mem', get: async () => null, set: async () => {} });
+    const route = { method: 'GET' as const, path: '/things', scope: 'things.read', handle: () => new Response('ok') };
+    api.route(route);
+    let closed = 0;
+    api.onClose(() => void closed++);
+    expect(registry.strategies.has('m')).toBe(true);
+    expect(registry.guardrails.has('misc.check')).toBe(true);
+    expect(registry.caches.has('mem')).toBe(true);
+    expect(registry.routes).toEqual([{ plugin: 'misc', route }]);
+    for (const fn of registry.closers) await fn();
+    expect(closed).toBe(1);
+  });
+});
