@@ -43,7 +43,10 @@ function settledNow(body: string | undefined, error?: GatewayError): Promise<Set
 async function prepare(req: GatewayRequest, attempt: Attempt, opts: CallOptions, ctx: TranslateContext) {
   const { target, provider } = attempt;
   const customHost = target.custom_host;
-  if (customHost) await opts.hostGuard.check(customHost);
+  if (customHost) {
+    const pending = opts.hostGuard.check(customHost);
+    if (pending) await pending;
+  }
   const base = (customHost ?? provider.baseUrl(target)).replace(/\/+$/, '');
 
   if (req.endpoint === 'proxy') {

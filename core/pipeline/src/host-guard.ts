@@ -75,13 +75,17 @@ export class HostGuard {
   /** Custom-host strings already judged allowed, so the common case costs one Map lookup and no URL parsing. */
   private readonly allowedUrls = new Map<string, number>();
 
-  /** Throws a 400 when the URL's host may not be used as a custom host. Cached per host for `ttlMs`. */
-  async check(url: string): Promise<void> {
+  /**
+   * Rejects when the URL's host may not be used as a custom host. Cached per host for `ttlMs`; a URL already judged
+   * allowed returns undefined at once, without a promise.
+   */
+  check(url: string): Promise<void> | undefined {
     const until = this.allowedUrls.get(url);
-    if (until !== undefined && until > Date.now()) return;
-    await this.judge(url);
-    if (this.allowedUrls.size > 10_000) this.allowedUrls.clear();
-    this.allowedUrls.set(url, Date.now() + this.ttlMs);
+    if (until !== undefined && until > Date.now()) return undefined;
+    return this.judge(url).then(() => {
+      if (this.allowedUrls.size > 10_000) this.allowedUrls.clear();
+      this.allowedUrls.set(url, Date.now() + this.ttlMs);
+    });
   }
 
   private async judge(url: string): Promise<void> {

@@ -75,7 +75,8 @@ export async function runPipeline(req: GatewayRequest, deps: PipelineDeps): Prom
   let response: Response;
   let settled: Promise<SettledBody>;
   try {
-    response = await runBeforeRouting(req, stages) ?? (routed = await route(req, req.config, 'config', deps, attempts)).response;
+    const early = stages.requestStages.length || stages.requestJudges.length ? await runBeforeRouting(req, stages) : undefined;
+    response = early ?? (routed = await route(req, req.config, 'config', deps, attempts)).response;
     settled = routed ? routed.settled : Promise.resolve({ body: undefined });
     if (stages.responseStages.length || stages.responseJudges.length) response = await runAfterRouting(req, response, stages);
   } catch (error) {

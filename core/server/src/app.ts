@@ -41,6 +41,18 @@ const FIRST_CLASS: Record<string, EndpointKind> = {
   '/v1/moderations': 'moderate',
 };
 
+/** Path and query of an absolute request URL, without building a URL object on every request. */
+export function splitUrl(url: string): { pathname: string; search: string } {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start < 0) return { pathname: '/', search: '' };
+  const q = url.indexOf('?', start);
+  const hash = url.indexOf('#', start);
+  const end = hash < 0 ? url.length : hash;
+  return q < 0 || q > end
+    ? { pathname: url.slice(start, end), search: '' }
+    : { pathname: url.slice(start, q), search: q + 1 === end ? '' : url.slice(q, end) };
+}
+
 /** Everything but the listening socket: plugins, state, database, routes. */
 export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway> {
   const env = opts.env ?? process.env;
@@ -79,9 +91,9 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   const deps: HandlerDeps = { pipeline, authenticator, metrics, logger, maxBodyBytes: settings.maxRequestBodyBytes };
 
   const gatewayCall = (request: Request) => {
-    const url = new URL(request.url);
-    const endpoint = request.method === 'POST' ? FIRST_CLASS[url.pathname] : undefined;
-    return handleGatewayCall(request, endpoint ?? 'proxy', url.pathname.slice(3), url.search, deps);
+    const { pathname, search } = splitUrl(request.url);
+    const endpoint = request.method === 'POST' ? FIRST_CLASS[pathname] : undefined;
+    return handleGatewayCall(request, endpoint ?? 'proxy', pathname.slice(3), search, deps);
   };
 
   const app = new Elysia()

@@ -37,7 +37,7 @@ export function openAICompatible(vendor: OpenAICompatibleVendor): ProviderAdapte
     authorize(call: ProviderCall, target: TargetConfig): ProviderCall {
       const withKey = applyKeyAuth(call, auth, targetKey(target));
       const extra = vendor.headers?.(target);
-      return extra ? { ...withKey, headers: { ...withKey.headers, ...extra } } : withKey;
+      return extra && Object.keys(extra).length ? { ...withKey, headers: { ...withKey.headers, ...extra } } : withKey;
     },
     endpoints,
   };
