@@ -164,6 +164,23 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
   const isEventStream = (upstream.headers.get('content-type') ?? '').includes('text/event-stream') ||
     (translator?.stream?.framing !== undefined && translator.stream.framing !== 'sse');
   if (wantsStream && upstream.body && isEventStream) {
+    // The answer is committed to the client only once its first byte arrived: a stream that fails before that is
+    // an ordinary failed attempt, which a retry or a fallback may still mend.
+    const reader = upstream.body.getReader() as ReadableStreamDefaultReader<Uint8Array>;
+    let first: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      first = await reader.read();
+    } catch (error) {
+      release();
+      if (req.signal.aborted) throw new ClientGoneError();
+      const err = timedOut ? Errors.timeout(timeoutMs) : Errors.upstreamUnreachable(providerId, `the stream broke before its first byte: ${describe(error)}`);
+      return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(undefined, err) };
+    }
+    if (first.done) {
+      release();
+      const err = Errors.upstreamUnreachable(providerId, 'the stream ended before its first byte');
+      return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(undefined, err) };
+    }
     clearTimeout(timer); // from here the idle timeout guards the stream
     let processor: StreamProcessor;
     if (translator?.stream?.toChunks)
@@ -171,7 +188,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
     else processor = new OpenAiSsePassThrough();
     let resolveSettled!: (s: SettledBody) => void;
     const settled = new Promise<SettledBody>((resolve) => (resolveSettled = resolve));
-    const stream = relayStream(upstream.body, {
+    const stream = relayStream(reader, {
       provider: providerId,
       processor,
       captureLimit: opts.captureLimit,
@@ -181,7 +198,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
         release();
         resolveSettled({ body: end.body, error: end.error, clientAborted: end.clientAborted });
       },
-    });
+    }, first.value);
     const response = new Response(stream, {
       status: 200,
       headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' },

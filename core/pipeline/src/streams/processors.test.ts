@@ -89,3 +89,39 @@ describe('TranslatingProcessor', () => {
     expect(() => p.push(enc.encode('not json\n'))).toThrow();
   });
 });
+
+describe('OpenAiSsePassThrough checks each event', () => {
+  const enc = new TextEncoder();
+  const dec = new TextDecoder();
+  test('whole-line chunks pass as the same bytes', () => {
+    const p = new OpenAiSsePassThrough();
+    const chunk = enc.encode('data: {"a":1}\n\n');
+    expect(p.push(chunk)).toBe(chunk);
+  });
+  test('a line split across chunks is held back until complete, bytes unchanged overall', () => {
+    const p = new OpenAiSsePassThrough();
+    const out: string[] = [];
+    for (const part of ['data: {"a"', ':1}\n', '\ndata: [DO', 'NE]\n\n']) {
+      const bytes = p.push(enc.encode(part));
+      if (bytes) out.push(dec.decode(bytes));
+    }
+    const end = p.end();
+    expect(out.join('')).toBe('data: {"a":1}\n\ndata: [DONE]\n\n');
+    expect(end.complete).toBe(true);
+  });
+  test('a malformed event throws before it is forwarded', () => {
+    const p = new OpenAiSsePassThrough();
+    expect(p.push(enc.encode('data: {"a":1}\n\n'))).toBeDefined();
+    expect(() => p.push(enc.encode('data: {"a":\n\n'))).toThrow(/malformed stream chunk/);
+  });
+  test('a malformed last event without its newline throws at the end', () => {
+    const p = new OpenAiSsePassThrough();
+    p.push(enc.encode('data: {"a":1}\n\ndata: nope'));
+    expect(() => p.end()).toThrow(/malformed/);
+  });
+  test('comments and event names pass; a provider error event is JSON and passes', () => {
+    const p = new OpenAiSsePassThrough();
+    expect(() => p.push(enc.encode(': keep-alive\n\nevent: x\ndata: {"error":{"message":"boom"}}\n\n'))).not.toThrow();
+    expect(p.end().complete).toBe(false);
+  });
+});

@@ -13,34 +13,72 @@ export interface StreamProcessor {
 }
 
 /**
- * An upstream that already speaks OpenAI SSE: bytes pass unchanged, as they arrive. Only the `[DONE]` marker is
- * watched (across chunk boundaries), because an answer without it was cut.
+ * An upstream that already speaks OpenAI SSE: bytes pass unchanged, as they arrive, event by event. Each complete
+ * event's data is checked to be JSON or the `[DONE]` marker before it is forwarded (a malformed chunk ends the stream
+ * with an error frame), and the `[DONE]` marker is watched, because an answer without it was cut. Only an incomplete
+ * last line is held back until its end arrives.
  */
 export class OpenAiSsePassThrough implements StreamProcessor {
   private readonly text = new TextDecoder();
-  /** Text after the last newline seen, so a marker split across chunks is still found at its line start. */
   private partial = '';
+  private data: string[] = [];
   private done = false;
 
-  push(chunk: Uint8Array): Uint8Array {
-    if (!this.done) {
-      const text = this.partial + this.text.decode(chunk, { stream: true });
-      // Only a line of its own counts: `data: [DONE]` inside a model's text is not the end of the stream.
-      if (DONE_LINE.test(text)) this.done = true;
-      const nl = text.lastIndexOf('\n');
-      this.partial = nl < 0 ? text.slice(-64) : text.slice(nl + 1, nl + 65);
+  push(chunk: Uint8Array): Uint8Array | undefined {
+    const incoming = this.text.decode(chunk, { stream: true });
+    const all = this.partial ? this.partial + incoming : incoming;
+    const nl = all.lastIndexOf('\n');
+    if (nl < 0) {
+      this.partial = all;
+      return undefined;
     }
-    return chunk;
+    const complete = nl === all.length - 1 ? all : all.slice(0, nl + 1);
+    const heldBack = this.partial !== '' || complete !== all;
+    this.partial = nl === all.length - 1 ? '' : all.slice(nl + 1);
+    this.check(complete);
+    // The common case (a chunk of whole lines) forwards the very bytes received.
+    return heldBack ? encoder.encode(complete) : chunk;
   }
 
-  end(): { complete: boolean } {
-    // A last line without its newline still counts.
-    if (!this.done && /^data: ?\[DONE\]\s*$/.test(this.partial + this.text.decode())) this.done = true;
-    return { complete: this.done };
+  /** Walks complete lines: data lines gather into events, a blank line ends one. Throws on a malformed event. */
+  private check(lines: string): void {
+    let start = 0;
+    while (start < lines.length) {
+      let end = lines.indexOf('\n', start);
+      if (end < 0) end = lines.length;
+      let line = lines.slice(start, end);
+      start = end + 1;
+      if (line.endsWith('\r')) line = line.slice(0, -1);
+      if (line === '') this.endEvent();
+      else if (line.startsWith('data:')) this.data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
+    }
+  }
+
+  private endEvent(): void {
+    if (!this.data.length) return;
+    const payload = this.data.join('\n');
+    this.data = [];
+    if (this.done) return;
+    if (payload === '[DONE]') {
+      this.done = true;
+      return;
+    }
+    try {
+      JSON.parse(payload);
+    } catch {
+      throw new Error(`malformed stream chunk: ${payload.slice(0, 200)}`);
+    }
+  }
+
+  end(): { bytes?: Uint8Array; complete: boolean } {
+    const rest = this.partial + this.text.decode();
+    this.partial = '';
+    if (rest) this.check(`${rest}\n`);
+    // A final event without its blank line still counts.
+    this.endEvent();
+    return { bytes: rest ? encoder.encode(rest) : undefined, complete: this.done };
   }
 }
-
-const DONE_LINE = /(?:^|\n)data: ?\[DONE\]\r?\n/;
 
 /** An upstream in its own format: decode the framing, let the adapter map events, encode OpenAI SSE. */
 export class TranslatingProcessor implements StreamProcessor {

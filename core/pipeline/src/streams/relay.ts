@@ -33,8 +33,14 @@ function errorFrame(error: GatewayError): Uint8Array {
  * Forwards an upstream stream to the client chunk by chunk. A stream that breaks, stalls or ends without its end
  * marker is closed with an error frame and no `[DONE]`, so no client takes a cut answer for a whole one.
  */
-export function relayStream(upstream: ReadableStream<Uint8Array>, opts: RelayOptions): ReadableStream<Uint8Array> {
-  const reader = upstream.getReader();
+export function relayStream(
+  upstream: ReadableStream<Uint8Array> | ReadableStreamDefaultReader<Uint8Array>,
+  opts: RelayOptions,
+  /** Bytes already read from the upstream (the first chunk, read before the answer was committed). */
+  initial?: Uint8Array,
+): ReadableStream<Uint8Array> {
+  const reader = upstream instanceof ReadableStream ? upstream.getReader() : upstream;
+  let pending = initial;
   const capture = new Capture(opts.captureLimit);
   let finished = false;
   let idleTimer: Timer | undefined;
@@ -69,7 +75,10 @@ export function relayStream(upstream: ReadableStream<Uint8Array>, opts: RelayOpt
     async pull(controller) {
       let result: ReadResult;
       try {
-        result = await readWithIdleTimeout();
+        if (pending) {
+          result = { done: false, value: pending };
+          pending = undefined;
+        } else result = await readWithIdleTimeout();
       } catch (error) {
         if (finished) return;
         const reason = error instanceof GatewayError ? error : Errors.streamInterrupted(opts.provider, describe(error));
