@@ -30,7 +30,8 @@ const list = (value: string | undefined, fallback: string[]) =>
 
 export function readSettings(env: Record<string, string | undefined>): Settings {
   return {
-    port: int(env.PORT, 8787),
+    // 0 asks the system for a free port.
+    port: /^\d+$/.test(env.PORT ?? '') && Number(env.PORT) <= 65_535 ? Number(env.PORT) : 8787,
     host: env.HOST || '0.0.0.0',
     databaseUrl: env.DATABASE_URL || 'sqlite:./data/gateway.db',
     reader: env.DB_READER_HOST
