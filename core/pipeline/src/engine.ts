@@ -34,7 +34,8 @@ export interface RoutedResult extends AttemptResult {
 }
 
 /** 400s that no retry can fix, whatever `on_status_codes` says. */
-const NEVER_RETRIED = new Set(['context_length_exceeded', 'content_policy_violation', 'content_filter']);
+/** An open circuit is not retried either: it stays open for its whole cooldown. */
+const NEVER_RETRIED = new Set(['context_length_exceeded', 'content_policy_violation', 'content_filter', 'circuit_open']);
 
 /** Discards an answer that will not be sent (its body would otherwise hold a connection). */
 function discard(result: AttemptResult): void {

@@ -73,6 +73,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   const metrics = new Metrics();
 
   const stored: StoredAccess = registry.services.has('storedAccess') ? (registry.services.get('storedAccess') as StoredAccess) : {};
+  const breaker = registry.services.get('circuitBreaker') as { isAvailable: NonNullable<PipelineDeps['isAvailable']> } | undefined;
   const pipeline: PipelineDeps = {
     strategies: registry.strategies,
     attemptStages: registry.attemptStages,
@@ -85,6 +86,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
       defaultTimeoutMs: settings.defaultRequestTimeoutMs,
     },
     resolveProvider: makeProviderResolver(registry.providers, stored),
+    isAvailable: breaker ? (req, index, target) => breaker.isAvailable(req, index, target) : undefined,
     observe: (req, outcome) => metrics.record(req.endpoint, outcome.providerId, outcome.status, outcome.latencyMs, outcome.upstreamLatencyMs),
   };
   const authenticator = registry.services.get('apiKeyVerifier') as Authenticator | undefined;

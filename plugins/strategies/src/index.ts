@@ -10,6 +10,8 @@ function available(node: GatewayConfig, isAvailable: (index: string) => boolean)
   return open.length ? open : all;
 }
 
+const ALWAYS_FALL_BACK = new Set(['upstream_unreachable', 'request_timeout', 'circuit_open']);
+
 const isSuccess = (r: AttemptResult) => r.status >= 200 && r.status < 300;
 
 export const single: Strategy = {
@@ -41,8 +43,8 @@ export const fallback: Strategy = {
   next(result, node, child) {
     if (isSuccess(result)) return false;
     const codes = child.on_status_codes ?? node.strategy?.on_status_codes;
-    // Without codes any failure moves on; network failures and timeouts always do.
-    if (!codes || result.error?.code === 'upstream_unreachable' || result.error?.code === 'request_timeout') return true;
+    // Without codes any failure moves on; network failures, timeouts and open circuits always do.
+    if (!codes || ALWAYS_FALL_BACK.has(result.error?.code ?? '')) return true;
     return codes.includes(result.status);
   },
 };

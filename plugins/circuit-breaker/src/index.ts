@@ -1,0 +1,32 @@
+/**
+ * The circuit breaker plugin: an attempt stage that refuses calls to targets whose circuit is open and counts
+ * failures, and the `circuitBreaker` service whose synchronous `isAvailable(req, index, target)` the pipeline asks
+ * so that strategies skip open targets. See breaker.ts for the state machine and how state is shared.
+ *
+ * Settings (environment):
+ * - `CIRCUIT_BREAKER_KEY_PREFIX`: prefix of the state keys (default `cb:`); every gateway process that should share
+ *   circuits must use the same one.
+ * - `CIRCUIT_BREAKER_REFRESH_MS`: how often a process re-reads shared circuit state (default 250).
+ */
+import { definePlugin } from '@gateway/sdk';
+import { CircuitBreaker } from './breaker.ts';
+
+export { CircuitBreaker, type CircuitBreakerOptions, type CircuitStatus, type CircuitView, isFailure } from './breaker.ts';
+export { circuitId, credentialsHash, hasCircuitBreaker, nodeAt } from './identity.ts';
+
+export default definePlugin({
+  setup(api) {
+    const refresh = Number(api.env.CIRCUIT_BREAKER_REFRESH_MS);
+    const breaker = new CircuitBreaker({
+      state: api.state,
+      logger: api.logger,
+      keyPrefix: api.env.CIRCUIT_BREAKER_KEY_PREFIX || 'cb:',
+      refreshMs: Number.isFinite(refresh) && refresh >= 10 ? refresh : 250,
+      name: api.name,
+    });
+    api.provide('circuitBreaker', breaker);
+    api.stage(breaker.stage);
+    breaker.start();
+    api.onClose(() => breaker.close());
+  },
+});
