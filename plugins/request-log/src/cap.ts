@@ -14,8 +14,9 @@ export function capText(text: string, maxBytes: number): string {
   return text.slice(0, read) + marker(Buffer.byteLength(text));
 }
 
-export function capBytes(bytes: Uint8Array, maxBytes: number): string {
-  if (bytes.byteLength <= maxBytes) return new TextDecoder().decode(bytes);
+/** `total`: the size of the whole body when `bytes` holds only its first bytes (cut before it was handed over). */
+export function capBytes(bytes: Uint8Array, maxBytes: number, total = bytes.byteLength): string {
+  if (bytes.byteLength <= maxBytes && total <= bytes.byteLength) return new TextDecoder().decode(bytes);
   // stream: true leaves out a character cut in half at the end instead of writing U+FFFD.
-  return new TextDecoder().decode(bytes.subarray(0, maxBytes), { stream: true }) + marker(bytes.byteLength);
+  return new TextDecoder().decode(bytes.subarray(0, maxBytes), { stream: true }) + marker(Math.max(total, bytes.byteLength));
 }

@@ -1,8 +1,8 @@
 /**
  * What the queue holds per request: references and numbers copied from the request and its outcome. Building it
- * does no I/O, no parsing and no serialising; bodies are turned into text when the batch is written.
- * Headers are never copied (they carry `Authorization` and `x-gateway-api-key`), nor the query string (keys travel
- * there for some providers).
+ * does no I/O, no parsing and no serialising; bodies are turned into text when the batch is written (in the writer
+ * thread). Headers are never copied (they carry `Authorization` and `x-gateway-api-key`), nor the query string
+ * (keys travel there for some providers).
  */
 import type { AttemptRecord, GatewayRequest, JsonObject, Outcome } from '@gateway/sdk';
 
@@ -26,10 +26,15 @@ export interface LogEntry {
   targetIndex?: string | null;
   retryCount?: number;
   metadata?: Readonly<Record<string, string>> | null;
-  /** A parsed body (serialised at write time), the bytes received, or text. */
+  /**
+   * A parsed body that a stage replaced (serialised at write time), the bytes received (also when the parsed body is
+   * still the one parsed from them: the bytes are cheaper to hand to the writer thread), or text.
+   */
   requestBody?: JsonObject | Uint8Array | string | null;
   /** Content type of a byte body: non-text bodies are stored as a size note, not as text. */
   requestContentType?: string | null;
+  /** Size of the whole byte body when `requestBody` holds only its first bytes (set by the writer's hand-over). */
+  requestBodyBytes?: number | null;
   /** Full response text: usage is read from it before it is capped. */
   responseBody?: string | null;
   errorCode?: string | null;
@@ -41,6 +46,23 @@ export interface LogEntry {
 
 /** `req.locals.cacheStatus`, when the cache stage set it (HIT, MISS, …). */
 const CACHE_STATUS_LOCAL = 'cacheStatus';
+
+/**
+ * `req.locals` key under which the plugin's first request stage keeps the body object as the server parsed it from
+ * `rawBody`. Stages that change the body set a new object (GatewayRequest contract), so while `req.body` is still
+ * that object, `rawBody` holds the same content and is logged instead of the object.
+ */
+export const PARSED_BODY_LOCAL = 'requestLog.parsedBody';
+
+/** The request stage's work: remember which object was parsed from `rawBody` (before any stage could replace it). */
+export function markParsedBody(req: GatewayRequest): void {
+  if (req.body !== undefined && req.rawBody !== undefined) req.locals[PARSED_BODY_LOCAL] = req.body;
+}
+
+/** Whether `req.body` is still the object parsed from `rawBody` (as recorded by `markParsedBody`). */
+export function bodyIsRaw(req: GatewayRequest): boolean {
+  return req.body !== undefined && req.rawBody !== undefined && req.locals[PARSED_BODY_LOCAL] === req.body;
+}
 
 export function entryFrom(req: GatewayRequest, outcome: Outcome): LogEntry {
   const model = req.body?.model;
@@ -67,7 +89,7 @@ export function entryFrom(req: GatewayRequest, outcome: Outcome): LogEntry {
     retryCount: last?.retry ?? 0,
     metadata: req.metadata,
     // The body as the gateway sent it on (after any redaction by stages), else the bytes received.
-    requestBody: req.body ?? req.rawBody ?? null,
+    requestBody: bodyIsRaw(req) ? req.rawBody : (req.body ?? req.rawBody ?? null),
     requestContentType: req.body ? null : req.headers.get('content-type'),
     responseBody: outcome.responseBody ?? null,
     errorCode: outcome.error?.code ?? null,

@@ -1,22 +1,93 @@
 /**
  * The request log: a `finally` stage turns each finished request into a queued entry; the queue writes batches to
- * `request_logs`. Provides `requestLogs` (the LogQueue) so that tests and shutdown can flush it.
+ * `request_logs` from a writer thread with its own connection (DATABASE_URL), or on the main thread when no thread
+ * can reach the same database (`sqlite::memory:`, or a `database` service that is not the one DATABASE_URL names).
+ * A first request stage remembers the body object parsed from the bytes received, so that an unchanged body is
+ * logged from those bytes (cheap to hand to the thread). Provides `requestLogs` (the LogQueue) so that tests and
+ * shutdown can flush it.
  */
-import { definePlugin, type Database } from '@gateway/sdk';
-import { entryFrom } from './entry.ts';
-import { LogQueue } from './queue.ts';
+import { resolve } from 'node:path';
+import { definePlugin, type Database, type Logger, type PluginApi } from '@gateway/sdk';
+import { DEFAULT_DATABASE_URL, parseDatabaseUrl, readerFromEnv, type ReaderOptions } from '@gateway/db';
+import { entryFrom, markParsedBody } from './entry.ts';
+import { isMemoryUrl, LogQueue } from './queue.ts';
 import { requestLogMigrations } from './table.ts';
+import type { WorkerTarget } from './worker-writer.ts';
 
-export { entryFrom, type LogEntry } from './entry.ts';
-export { LogQueue, type LogQueueOptions, type LogQueueStats } from './queue.ts';
+export { bodyIsRaw, entryFrom, markParsedBody, PARSED_BODY_LOCAL, type LogEntry } from './entry.ts';
+export { isMemoryUrl, LogQueue, type LogQueueOptions, type LogQueueStats, type LogWriterInfo } from './queue.ts';
 export { requestLogMigrations, requestLogs } from './table.ts';
 export { extractUsage, type Usage } from './usage.ts';
+
+/** The part of the server's `settings` service this plugin reads. */
+interface DatabaseSettings {
+  databaseUrl: string;
+  reader?: ReaderOptions;
+}
+
+/** DATABASE_URL and the reader from the `settings` service, else from the environment (same default as the server). */
+function databaseTarget(api: PluginApi): WorkerTarget {
+  let settings: DatabaseSettings | undefined;
+  try {
+    settings = api.service<DatabaseSettings>('settings');
+  } catch {
+    settings = undefined; // no settings service (a test harness, an embedding): the environment says
+  }
+  if (settings?.databaseUrl) return { url: settings.databaseUrl, reader: settings.reader ?? undefined };
+  return { url: api.env.DATABASE_URL || DEFAULT_DATABASE_URL, reader: readerFromEnv(api.env) };
+}
+
+/** The pool's connection settings (mysql2 internals, read defensively): undefined when they cannot be read. */
+function mysqlConfig(database: Database): { host?: string; port?: number; database?: string } | undefined {
+  if (database.dialect !== 'mysql') return undefined;
+  const pool = database.db.$client as unknown as { pool?: { config?: { connectionConfig?: { host?: string; port?: number; database?: string } } } };
+  return pool.pool?.config?.connectionConfig;
+}
+
+/**
+ * Whether the URL names the database the `database` service holds. The thread opens its own connection from the
+ * URL; if that were another database, logs would go where nobody reads them. Returns why not, or undefined.
+ */
+function mismatch(url: string, database: Database): string | undefined {
+  if (isMemoryUrl(url)) return 'an in-memory database cannot be shared with another thread';
+  let target;
+  try {
+    target = parseDatabaseUrl(url);
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+  if (target.dialect !== database.dialect) return `DATABASE_URL is ${target.dialect}, the database service is ${database.dialect}`;
+  if (target.dialect === 'sqlite' && database.dialect === 'sqlite') {
+    const filename = database.db.$client.filename;
+    if (filename && resolve(filename) !== resolve(target.path)) return 'DATABASE_URL names another SQLite file than the database service';
+    return undefined;
+  }
+  if (target.dialect === 'mysql') {
+    const config = mysqlConfig(database);
+    if (config?.database !== undefined && config.database !== target.database) return 'DATABASE_URL names another MySQL database than the database service';
+    if (config?.host !== undefined && config.host !== target.host) return 'DATABASE_URL names another MySQL host than the database service';
+    if (config?.port !== undefined && config.port !== target.port) return 'DATABASE_URL names another MySQL port than the database service';
+  }
+  return undefined;
+}
+
+/** The writer thread's target, or undefined (with the reason logged) when it must write on the main thread. */
+function workerTarget(api: PluginApi, database: Database, logger: Logger): WorkerTarget | undefined {
+  const target = databaseTarget(api);
+  const why = mismatch(target.url, database);
+  if (why === undefined) return target;
+  // In memory: expected (tests); otherwise a configuration that would have sent logs elsewhere.
+  if (isMemoryUrl(target.url)) logger.debug({ reason: why }, 'request log written on the main thread');
+  else logger.warn({ reason: why }, 'request log written on the main thread');
+  return undefined;
+}
 
 export default definePlugin({
   async setup(api) {
     const database = api.service<Database>('database');
+    // Before any traffic, on this thread: the writer thread only inserts.
     await database.migrate(requestLogMigrations);
-    const queue = new LogQueue(database, { logger: api.logger });
+    const queue = new LogQueue(database, { logger: api.logger, worker: workerTarget(api, database, api.logger) });
     api.provide('requestLogs', queue);
     api.stage({
       name: 'request-log',
@@ -24,6 +95,14 @@ export default definePlugin({
       rule: 'fire-and-forget',
       run: (req, outcome) => queue.enqueue(entryFrom(req, outcome)),
     });
-    api.onClose(() => queue.flush());
+    api.stage({
+      name: 'request-log-body',
+      phase: 'request',
+      rule: 'sequential',
+      // First of all request stages: what it records must be the body as parsed, before any stage replaced it.
+      order: Number.NEGATIVE_INFINITY,
+      run: (req) => markParsedBody(req),
+    });
+    api.onClose(() => queue.close());
   },
 });

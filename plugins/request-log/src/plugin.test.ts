@@ -20,8 +20,10 @@ for (const dialect of DIALECTS) {
       await plugin.setup(harness.api); // a second start: migration already applied
 
       const stage = harness.stages[0] as FinallyStage;
-      expect(harness.stages).toHaveLength(2);
+      // Per start: the finally stage, and the first request stage that remembers the parsed body.
+      expect(harness.stages).toHaveLength(4);
       expect(stage).toMatchObject({ phase: 'finally', rule: 'fire-and-forget' });
+      expect(harness.stages[1]).toMatchObject({ phase: 'request', rule: 'sequential', order: Number.NEGATIVE_INFINITY });
       expect(harness.services.get('requestLogs')).toBeDefined();
 
       const req = testRequest({

@@ -16,14 +16,18 @@ const int = (value: number | null | undefined): number | null =>
 
 const TEXTUAL = /^(application\/(json|x-ndjson|x-www-form-urlencoded|[\w.+-]*\+json)|text\/)/i;
 
+/** Whether a byte body of this content type is stored as text (else as a size note). No type: text. */
+export const isTextual = (type: string | null | undefined): boolean => !type || TEXTUAL.test(type);
+
 function requestText(entry: LogEntry, maxBytes: number): string | null {
   const body = entry.requestBody;
   if (body == null) return null;
   if (typeof body === 'string') return capText(body, maxBytes);
   if (body instanceof Uint8Array) {
+    const total = Math.max(entry.requestBodyBytes ?? 0, body.byteLength);
     const type = entry.requestContentType;
-    if (type && !TEXTUAL.test(type)) return `[${type} body: ${body.byteLength} bytes]`;
-    return capBytes(body, maxBytes);
+    if (!isTextual(type)) return `[${type} body: ${total} bytes]`;
+    return capBytes(body, maxBytes, total);
   }
   return capText(JSON.stringify(body), maxBytes);
 }

@@ -52,4 +52,47 @@ describe('extractUsage', () => {
     expect(extractUsage('')).toBeUndefined();
     expect(extractUsage(undefined)).toBeUndefined();
   });
+
+  test('a large JSON answer: only the usage object is parsed, not the whole body', () => {
+    const usage = { prompt_tokens: 120, completion_tokens: 80_000, total_tokens: 80_120, completion_tokens_details: { reasoning_tokens: 5 } };
+    const content = 'word "quoted" {brace} [bracket] \\ usage '.repeat(100_000); // ~4 MB
+    const body = JSON.stringify({ id: 'x', choices: [{ message: { role: 'assistant', content } }], usage, system_fingerprint: 'fp_{"usage":1}' });
+    expect(body.length).toBeGreaterThan(4_000_000);
+    const parse = JSON.parse;
+    let longest = 0;
+    JSON.parse = ((text: string, reviver?: Parameters<typeof parse>[1]) => {
+      longest = Math.max(longest, text.length);
+      return parse(text, reviver);
+    }) as typeof JSON.parse;
+    let result;
+    const started = performance.now();
+    try {
+      result = extractUsage(body);
+    } finally {
+      JSON.parse = parse;
+    }
+    const elapsed = performance.now() - started;
+    expect(result).toEqual({ promptTokens: 120, completionTokens: 80_000, totalTokens: 80_120 });
+    expect(longest).toBeLessThan(200); // the usage object alone
+    expect(elapsed).toBeLessThan(50); // a full parse of 4 MB takes longer; this is a few string searches
+  });
+
+  test('a nested "usage" after the top-level one is not taken for it; usage first still works', () => {
+    const nestedLast = JSON.stringify({ usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 }, data: [{ usage: { prompt_tokens: 9 } }] });
+    expect(extractUsage(nestedLast)).toEqual({ promptTokens: 1, completionTokens: 2, totalTokens: 3 });
+    const nestedOnly = JSON.stringify({ data: [{ usage: { prompt_tokens: 9, completion_tokens: 9, total_tokens: 18 } }] });
+    expect(extractUsage(nestedOnly)).toBeUndefined();
+    const first = JSON.stringify({ usage: { input_tokens: 3, output_tokens: 4 }, output: [{ content: 'x'.repeat(50_000) }] });
+    expect(extractUsage(first)).toEqual({ promptTokens: 3, completionTokens: 4, totalTokens: 7 });
+    // A key that only contains "usage" as escaped text, and spacing around the colon.
+    expect(extractUsage('{"note":"say \\"usage\\": {}","usage" :\n {"prompt_tokens": 2}}')).toEqual({ promptTokens: 2, completionTokens: null, totalTokens: null });
+    expect(extractUsage('{"usage":null}')).toBeUndefined();
+    expect(extractUsage('{"usage":{"prompt_tokens":1}} trailing')).toBeUndefined();
+  });
+
+  test('a large SSE stream: the last usage event, found from the end', () => {
+    const chunks = Array.from({ length: 20_000 }, (_, i) => ({ choices: [{ delta: { content: `tok${i} ` } }], usage: null }));
+    const body = sse(...chunks, { choices: [], usage: { prompt_tokens: 12, completion_tokens: 20_000, total_tokens: 20_012 } }, '[DONE]');
+    expect(extractUsage(body)).toEqual({ promptTokens: 12, completionTokens: 20_000, totalTokens: 20_012 });
+  });
 });

@@ -29,6 +29,116 @@ function fromObject(value: unknown): Usage | undefined {
   return fromUsage(o.usage) ?? fromUsage(o.response?.usage);
 }
 
+// ---- reading one `"usage": {…}` out of JSON text without parsing the rest -----------------------------------------
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COLON = 58;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+/** A usage object is a few hundred characters; more means something else (parse the whole text instead). */
+const MAX_USAGE_CHARS = 4096;
+/** Text after the usage object that is scanned to prove it is top-level; more: parse the whole text instead. */
+const MAX_TAIL_CHARS = 16_384;
+
+const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
+
+function skipSpace(text: string, i: number): number {
+  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/** Whether the character at `at` is preceded by an odd number of backslashes (escaped inside a string). */
+function escaped(text: string, at: number): boolean {
+  let n = 0;
+  for (let i = at - 1; i >= 0 && text.charCodeAt(i) === BACKSLASH; i--) n++;
+  return n % 2 === 1;
+}
+
+/** Index just after the JSON string whose opening quote is at `at`, or -1 when it does not end. */
+function stringEnd(text: string, at: number): number {
+  for (let from = at + 1; ; ) {
+    const q = text.indexOf('"', from);
+    if (q < 0) return -1;
+    if (!escaped(text, q)) return q + 1;
+    from = q + 1;
+  }
+}
+
+/**
+ * Walks JSON structure from `from` to `to`, skipping strings. With `stopAtZero`, returns the index just after the
+ * bracket that brings the depth back to 0 (the end of the value opened at `from`); otherwise returns the depth at
+ * `to`, or NaN when the depth fell below -1 before the last bracket (the value was not a top-level member).
+ */
+function walk(text: string, from: number, to: number, stopAtZero: boolean): number {
+  let depth = 0;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = stringEnd(text, i);
+      if (end < 0 || end > to) return NaN;
+      i = end - 1;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+      if (stopAtZero && depth === 0) return i + 1;
+      if (!stopAtZero && depth < 0 && skipSpace(text, i + 1) < to) return NaN;
+    }
+  }
+  return stopAtZero ? NaN : depth;
+}
+
+/**
+ * The top-level `usage` of a JSON object text, found from the end (`lastIndexOf`) and parsed alone. Undefined when
+ * that cannot be shown cheaply (nested candidates only, a long tail after it, `usage` not an object, …): the caller
+ * then parses the whole text.
+ */
+function topLevelUsage(text: string): Usage | undefined {
+  const last = text.length - 1;
+  let at = text.lastIndexOf('"usage"');
+  while (at >= 0) {
+    // Only a key: an unescaped `"usage"` followed by a colon (a string value is followed by `,`, `]` or `}`).
+    if (!escaped(text, at)) {
+      const colon = skipSpace(text, at + 7);
+      if (text.charCodeAt(colon) === COLON) {
+        const start = skipSpace(text, colon + 1);
+        if (text.charCodeAt(start) !== OPEN_BRACE) return undefined;
+        const end = walk(text, start, Math.min(text.length, start + MAX_USAGE_CHARS), true);
+        if (Number.isNaN(end)) return undefined;
+        if (text.length - end > MAX_TAIL_CHARS) return undefined;
+        // Top-level: what follows closes exactly one object (the document), with that `}` as the last character.
+        let close = last;
+        while (close > end && isSpace(text.charCodeAt(close))) close--;
+        if (text.charCodeAt(close) === CLOSE_BRACE && walk(text, end, close + 1, false) === -1) {
+          try {
+            return fromUsage(JSON.parse(text.slice(start, end)));
+          } catch {
+            return undefined;
+          }
+        }
+      }
+    }
+    if (text.length - at > MAX_TAIL_CHARS) return undefined;
+    at = at > 0 ? text.lastIndexOf('"usage"', at - 1) : -1;
+  }
+  return undefined;
+}
+
+/** Usage of one JSON text (an answer or one SSE event): the cheap read first, the whole parse when it cannot tell. */
+function fromJson(text: string): Usage | undefined {
+  // Without the key there is no usage to find: no parse at all.
+  if (text.lastIndexOf('"usage"') < 0) return undefined;
+  const usage = topLevelUsage(text);
+  if (usage) return usage;
+  try {
+    return fromObject(JSON.parse(text));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Scans backwards for `"usage"` so that only the few last events are parsed, however long the stream. */
 function fromSse(body: string): Usage | undefined {
   let at = body.lastIndexOf('"usage"');
@@ -37,12 +147,9 @@ function fromSse(body: string): Usage | undefined {
     const lineEnd = body.indexOf('\n', at);
     const line = body.slice(lineStart, lineEnd < 0 ? body.length : lineEnd).trim();
     if (line.startsWith('data:')) {
-      try {
-        const usage = fromObject(JSON.parse(line.slice(5)));
-        if (usage) return usage;
-      } catch {
-        // A cut or non-JSON event: look further back.
-      }
+      // A cut or non-JSON event gives nothing: look further back.
+      const usage = fromJson(line.slice(5));
+      if (usage) return usage;
     }
     if (lineStart === 0) return undefined;
     at = body.lastIndexOf('"usage"', lineStart - 1);
@@ -52,13 +159,7 @@ function fromSse(body: string): Usage | undefined {
 
 export function extractUsage(body: string | undefined): Usage | undefined {
   if (!body) return undefined;
-  const first = body.trimStart()[0];
-  if (first === '{' || first === '[') {
-    try {
-      return fromObject(JSON.parse(body));
-    } catch {
-      return undefined;
-    }
-  }
+  const first = body.charCodeAt(skipSpace(body, 0));
+  if (first === OPEN_BRACE || first === OPEN_BRACKET) return fromJson(body);
   return fromSse(body);
 }

@@ -1,0 +1,58 @@
+import { describe, expect, test } from 'bun:test';
+import type { LogEntry } from './entry.ts';
+import { toRow } from './row.ts';
+import { testEntry } from './test-request.ts';
+import { fromWirePart, toWirePart } from './wire.ts';
+
+const enc = new TextEncoder();
+const noBad = () => {
+  throw new Error('no entry should be refused');
+};
+
+describe('wire form (what is posted to the writer thread)', () => {
+  const entries: LogEntry[] = [
+    testEntry(1, { requestBody: enc.encode('{"a":"é"}'), responseBody: '{"usage":{"prompt_tokens":1}}', metadata: { team: 'x' } }),
+    testEntry(2, { requestBody: { model: 'm', n: 1 }, attempts: [{ index: 'config', providerId: 'p', retry: 0, status: 200, latencyMs: 1 }] }),
+    testEntry(3, { requestBody: 'plain text' }),
+    testEntry(4, { requestBody: enc.encode('x'.repeat(5000)) }),
+    testEntry(5, { requestBody: new Uint8Array(3000), requestContentType: 'image/png' }),
+    testEntry(6, { requestBody: enc.encode(''), spanId: 'span', errorMessage: 'boom' }),
+    testEntry(7),
+  ];
+
+  test('rows are the same as from the entries themselves', () => {
+    const part = toWirePart(entries, 0, entries.length, 1024, noBad);
+    const back = fromWirePart(structuredClone(part));
+    expect(back.map((e) => toRow(e, 1024))).toEqual(entries.map((e) => toRow(e, 1024)));
+  });
+
+  test('flat and cheap to clone: byte bodies capped and packed into one buffer, none for non-text bodies', () => {
+    const part = toWirePart(entries, 0, entries.length, 1024, noBad);
+    expect(part.pack!.byteLength).toBe(Buffer.byteLength('{"a":"é"}') + 1024);
+    for (const w of part.entries) {
+      for (const [key, value] of Object.entries(w)) {
+        if (key === 'requestBody' && w.seq === 1) expect(value).toEqual({ model: 'm', n: 1 }); // a replaced body
+        else expect(value === null || ['string', 'number'].includes(typeof value)).toBe(true);
+      }
+    }
+    expect(part.entries.find((w) => w.seq === 4)).toMatchObject({ bodyLength: 0, bodyBytes: 3000 });
+  });
+
+  test('a view into a larger buffer sends only its own bytes', () => {
+    const backing = new Uint8Array(1_000_000).fill(65);
+    const entry = testEntry(1, { requestBody: backing.subarray(10, 20) });
+    const part = toWirePart([entry], 0, 1, 65_536, noBad);
+    expect(part.pack!.buffer.byteLength).toBe(10);
+    expect(toRow(fromWirePart(part)[0]!, 65_536).request_body).toBe('A'.repeat(10));
+  });
+
+  test('a range, entries left out, and an entry that cannot be converted (reported, not posted)', () => {
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const list = [testEntry(0), testEntry(1, { metadata: circular as Record<string, string> }), testEntry(2), testEntry(3)];
+    const bad: number[] = [];
+    const part = toWirePart(list, 1, 4, 1024, (seq) => bad.push(seq), (seq) => seq !== 2);
+    expect(bad).toEqual([1]);
+    expect(part.entries.map((w) => [w.seq, w.traceId])).toEqual([[3, 'trace-3']]);
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * The request-log writer thread: its own database connection, `toRow` and the INSERTs, off the main thread. It
+ * handles one message at a time, in order. Nothing it does may end the thread: every error is caught and reported
+ * to the main thread as a message.
+ */
+import type { Database } from '@gateway/sdk';
+import type { FromWorker, ToWorker } from './protocol.ts';
+import { requestLogs } from './table.ts';
+import { fromWirePart } from './wire.ts';
+import { reason, writeEntries, type WriterEvent, type WriteSettings } from './writer.ts';
+import type { LogEntry } from './entry.ts';
+
+declare var self: Worker;
+
+const send = (message: FromWorker) => self.postMessage(message);
+
+let database: Database | undefined;
+let settings: WriteSettings | undefined;
+/** Parts received of the batch being assembled. */
+const assembling = new Map<number, { entries: LogEntry[]; seqs: number[] }>();
+let chain: Promise<void> = Promise.resolve();
+
+// Installed before anything is awaited, so that no message posted during start-up is missed.
+self.onmessage = (event: MessageEvent<ToWorker>) => {
+  const message = event.data;
+  chain = chain.then(() => handle(message)).catch((err: unknown) => send({ type: 'error', error: reason(err) }));
+};
+
+// Last resort: an error escaping elsewhere (a driver callback) is reported, never fatal to the thread.
+process.on('uncaughtException', (err) => send({ type: 'error', error: reason(err) }));
+process.on('unhandledRejection', (err) => send({ type: 'error', error: reason(err) }));
+
+async function handle(message: ToWorker): Promise<void> {
+  switch (message.type) {
+    case 'init':
+      settings = message.settings;
+      try {
+        const { createDatabase } = await import('@gateway/db');
+        database = await createDatabase(message.url, { reader: message.reader });
+        send({ type: 'ready' });
+      } catch (err) {
+        send({ type: 'init-failed', error: reason(err) });
+      }
+      return;
+    case 'write':
+      return write(message);
+    case 'close':
+      try {
+        await database?.close();
+      } catch (err) {
+        send({ type: 'error', error: reason(err) });
+      }
+      database = undefined;
+      send({ type: 'closed' });
+      return;
+  }
+}
+
+async function write(message: Extract<ToWorker, { type: 'write' }>): Promise<void> {
+  const { id } = message;
+  let batch = assembling.get(id);
+  if (!batch) assembling.set(id, (batch = { entries: [], seqs: [] }));
+  try {
+    for (const entry of fromWirePart(message)) batch.entries.push(entry);
+    for (const w of message.entries) batch.seqs.push(w.seq);
+  } catch (err) {
+    assembling.delete(id);
+    send({ type: 'failed', id, error: reason(err) });
+    return;
+  }
+  if (!message.last) return;
+  assembling.delete(id);
+  const db = database;
+  if (!db || !settings) {
+    send({ type: 'failed', id, error: { message: 'the request log writer thread has no database' } });
+    return;
+  }
+  const { entries, seqs } = batch;
+  // Positions in this thread's list back to positions in the batch (entries left out on the way leave gaps).
+  const seqOf = (position: number) => (position < seqs.length ? seqs[position]! : message.total);
+  const emit = (event: WriterEvent) => {
+    if (event.kind === 'written') send({ type: 'event', id, event: { ...event, next: seqOf(event.next) } });
+    else if (event.kind === 'bad-entry') send({ type: 'event', id, event: { ...event, index: seqOf(event.index) } });
+    else send({ type: 'event', id, event });
+  };
+  try {
+    await writeEntries(entries, (rows) => db.insert(requestLogs, rows), settings, emit);
+    send({ type: 'done', id });
+  } catch (err) {
+    send({ type: 'failed', id, error: reason(err) });
+  }
+}
