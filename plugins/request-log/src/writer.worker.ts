@@ -9,8 +9,12 @@ import { requestLogs } from './table.ts';
 import { fromWirePart } from './wire.ts';
 import { reason, writeEntries, type WriterEvent, type WriteSettings } from './writer.ts';
 import type { LogEntry } from './entry.ts';
+import { lowerThreadPriority } from './low-priority.ts';
 
 declare var self: Worker;
+
+// Log writing yields the CPU to request handling (see low-priority.ts).
+lowerThreadPriority(Number(process.env.GATEWAY_LOG_WRITER_NICE ?? 19));
 
 const send = (message: FromWorker) => self.postMessage(message);
 
