@@ -143,8 +143,12 @@ export class WorkerWriter implements BatchWriter {
   }
 
   private send(worker: Worker, message: ToWorker, transfer?: ArrayBuffer[]): void {
-    if (transfer?.length) worker.postMessage(message, transfer);
-    else worker.postMessage(message);
+    const wire: ToWorker =
+      message.type === 'write'
+        ? { type: 'write-json', id: message.id, json: JSON.stringify(message.entries), pack: message.pack, last: message.last, total: message.total }
+        : message;
+    if (transfer?.length) worker.postMessage(wire, transfer);
+    else worker.postMessage(wire);
   }
 
   /** Posts a job's entries from `job.next` on, in parts, letting the main thread serve requests between parts. */

@@ -6,7 +6,7 @@
 import type { Database } from '@gateway/sdk';
 import type { FromWorker, ToWorker } from './protocol.ts';
 import { requestLogs } from './table.ts';
-import { fromWirePart } from './wire.ts';
+import { fromWirePart, type WireEntry } from './wire.ts';
 import { reason, writeEntries, type WriterEvent, type WriteSettings } from './writer.ts';
 import type { LogEntry } from './entry.ts';
 import { lowerThreadPriority } from './low-priority.ts';
@@ -48,6 +48,16 @@ async function handle(message: ToWorker): Promise<void> {
       return;
     case 'write':
       return write(message);
+    case 'write-json': {
+      let entries: WireEntry[];
+      try {
+        entries = JSON.parse(message.json) as WireEntry[];
+      } catch (err) {
+        send({ type: 'failed', id: message.id, error: reason(err) });
+        return;
+      }
+      return write({ type: 'write', id: message.id, entries, pack: message.pack, last: message.last, total: message.total });
+    }
     case 'close':
       try {
         await database?.close();
