@@ -73,6 +73,21 @@ export class ApiKeyVerifier {
     return caller;
   }
 
+  /**
+   * The cached answer for a secret, without a promise: a Caller, or undefined when the secret must be looked up
+   * with `verify` (not cached, stale, or refused).
+   */
+  peek(secret: string): Caller | undefined {
+    if (!secret || secret.length > MAX_SECRET_LENGTH) return undefined;
+    const entry = this.cache.get(hashSecret(secret));
+    const now = this.o.now();
+    if (!entry || entry.staleAt <= now || !entry.caller) return undefined;
+    if (entry.keyExpiresAt !== null && entry.keyExpiresAt <= now) return undefined;
+    this.stats.hits++;
+    this.touch(entry.caller.apiKeyId);
+    return entry.caller;
+  }
+
   /** Forgets cached answers: all of them, or those of one key (after a revoke, rotation or scope change). */
   invalidate(apiKeyId?: string): void {
     this.generation++;

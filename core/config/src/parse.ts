@@ -52,8 +52,8 @@ function evaluate(text: string): Entry {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    return { violations: [`config: not valid JSON: ${detail}`] };
+    // The parser's own message quotes the offending text, which may be a key: only its kind is repeated.
+    return { violations: [`config: not valid JSON (${error instanceof SyntaxError ? 'syntax error' : 'unreadable'})`] };
   }
   const result = validateConfig(parsed);
   return result.ok ? { config: deepFreeze(result.config) } : { violations: result.violations };
@@ -76,7 +76,8 @@ function remember(key: string, entry: Entry): void {
 }
 
 function resolveSavedConfig(id: string): GatewayConfig {
-  const shown = JSON.stringify(id.length > 100 ? `${id.slice(0, 100)}…` : id);
+  // Only something shaped like an id is repeated back; any other text (a pasted key, say) is not echoed.
+  const shown = /^[A-Za-z0-9_.:-]{1,64}$/.test(id) ? JSON.stringify(id) : 'the header value';
   if (id === '') throw Errors.invalidConfig(['config: empty']);
   if (!resolveSaved) {
     throw Errors.invalidConfig([

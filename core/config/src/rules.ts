@@ -47,6 +47,10 @@ const PASSTHROUGH_EXCLUSIVE = ['targets', 'strategy', 'override_params', 'input_
 
 /** RFC 9110 token: what a header name may be. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** What a header value may hold: visible Latin-1 characters, spaces and tabs (no CR, LF, NUL or other controls). */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** Config fields that travel to a provider inside request headers (or a signature over them). */
+const HEADER_BOUND = ['api_key', 'Authorization', 'svcD_organization', 'svcD_project', 'svcA_access_key_id', 'svcA_secret_access_key', 'svcA_session_token'] as const;
 
 const isSlug = (provider: unknown) => typeof provider === 'string' && provider.startsWith('@');
 
@@ -90,6 +94,10 @@ export function ruleViolations(config: unknown, at: PathSegment[] = []): string[
       const parsed = parseParamPath(path);
       if (!parsed.ok) report(where('drop_params', i), `not a valid path (${parsed.reason})`);
     });
+  }
+  for (const field of HEADER_BOUND) {
+    const value = config[field];
+    if (typeof value === 'string' && !HEADER_VALUE.test(value)) report(where(field), 'contains characters a header value cannot carry');
   }
   if (Array.isArray(config.forward_headers)) {
     config.forward_headers.forEach((name, i) => {

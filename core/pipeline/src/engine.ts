@@ -67,7 +67,8 @@ async function runLeaf(req: GatewayRequest, leaf: TargetConfig, index: string, d
     resolved = deps.resolveProvider(leaf, req);
   } catch (error) {
     const err = GatewayError.from(error, { phase: 'resolve-provider' });
-    return { response: err.toResponse(), status: err.status, providerId: String(leaf.provider ?? ''), error: err, index, retries: 0, settled: Promise.resolve({ body: undefined, error: err }) };
+    // No provider answered: the name the client gave is not repeated as a provider id (nor in a response header).
+    return { response: err.toResponse(), status: err.status, providerId: '', error: err, index, retries: 0, settled: Promise.resolve({ body: undefined, error: err }) };
   }
   const { provider, target } = resolved;
   const policy = retryPolicy(target);

@@ -27,27 +27,59 @@ const V4_BLOCKS: [string, number][] = [
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast
 ];
+// Bitwise results are signed in JavaScript: every value is brought back to unsigned with `>>> 0` before comparing.
 const V4_RANGES = V4_BLOCKS.map(([base, bits]) => {
   const mask = bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0;
-  return { net: v4ToInt(base) & mask, mask };
+  return { net: (v4ToInt(base) & mask) >>> 0, mask };
 });
 
-function isPrivateV4(ip: string): boolean {
-  const n = v4ToInt(ip);
+function isPrivateV4Int(n: number): boolean {
   return V4_RANGES.some((r) => ((n & r.mask) >>> 0) === r.net);
 }
 
+function isPrivateV4(ip: string): boolean {
+  return isPrivateV4Int(v4ToInt(ip));
+}
+
+/** The eight 16-bit groups of an IPv6 address (with `::` expanded and a dotted IPv4 tail converted). */
+export function ipv6Groups(ip: string): number[] | undefined {
+  let text = ip.toLowerCase().replace(/^\[|\]$/g, '');
+  const zone = text.indexOf('%');
+  if (zone >= 0) text = text.slice(0, zone);
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const n = v4ToInt(dotted[1] as string);
+    text = `${text.slice(0, dotted.index)}${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((g) => Number.parseInt(g, 16)));
+  const head = parse(halves[0] as string);
+  const tail = halves.length === 2 ? parse(halves[1] as string) : [];
+  const fill = 8 - head.length - tail.length;
+  if ((halves.length === 1 && fill !== 0) || fill < 0) return undefined;
+  const groups = [...head, ...new Array<number>(halves.length === 2 ? fill : 0).fill(0), ...tail];
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined;
+}
+
 function isPrivateV6(ip: string): boolean {
-  const lower = ip.toLowerCase().replace(/^\[|\]$/g, '');
-  if (lower === '::' || lower === '::1') return true;
-  const mapped = lower.match(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/);
-  if (mapped) return isPrivateV4(mapped[1] as string);
-  const first = Number.parseInt(lower.split(':')[0] || '0', 16);
+  const g = ipv6Groups(ip);
+  if (!g) return true; // unreadable: refuse
+  const [a, b, c, d, e, f] = g as [number, number, number, number, number, number, number, number];
+  const embeddedV4 = (((g[6] as number) << 16) | (g[7] as number)) >>> 0;
+  const zeroPrefix = a === 0 && b === 0 && c === 0 && d === 0 && e === 0;
+  if (zeroPrefix && (f === 0 || f === 0xffff)) {
+    // :: and ::1, IPv4-compatible ::a.b.c.d and IPv4-mapped ::ffff:a.b.c.d (however the URL parser spells them)
+    if (f === 0 && (embeddedV4 === 0 || embeddedV4 === 1)) return true;
+    return isPrivateV4Int(embeddedV4);
+  }
+  // NAT64 64:ff9b::/96 carries an IPv4 address too.
+  if (a === 0x64 && b === 0xff9b && c === 0 && d === 0 && e === 0 && f === 0) return isPrivateV4Int(embeddedV4);
   return (
-    (first & 0xfe00) === 0xfc00 || // unique local fc00::/7
-    (first & 0xffc0) === 0xfe80 || // link-local fe80::/10
-    (first & 0xff00) === 0xff00 || // multicast
-    lower.startsWith('fd00:ec2::') // AWS metadata over IPv6
+    (a & 0xfe00) === 0xfc00 || // unique local fc00::/7 (includes AWS metadata fd00:ec2::254)
+    (a & 0xffc0) === 0xfe80 || // link-local fe80::/10
+    (a & 0xff00) === 0xff00 || // multicast
+    (a === 0x2001 && b === 0xdb8) // documentation
   );
 }
 

@@ -35,7 +35,7 @@ function decorate(response: Response, req: GatewayRequest, routed: RoutedResult 
   const h = response.headers;
   h.set('x-gateway-trace-id', req.traceId);
   if (routed) {
-    h.set('x-gateway-provider', routed.providerId);
+    if (routed.providerId) h.set('x-gateway-provider', routed.providerId);
     h.set('x-gateway-last-used-option-index', routed.index);
     h.set('x-gateway-retry-attempt-count', String(routed.retries));
   }
@@ -155,7 +155,7 @@ function finish(
     const finalError = end.error ?? error;
     const outcome: Outcome = {
       status: end.clientAborted ? 499 : finalError && status !== undefined && status < 400 ? 502 : (status ?? finalError?.status ?? 500),
-      providerId: routed?.providerId,
+      providerId: routed?.providerId || undefined,
       targetIndex: routed?.index,
       latencyMs: performance.now() - req.receivedAt,
       upstreamLatencyMs: routed?.upstreamLatencyMs,

@@ -13,7 +13,7 @@ export async function readBody(request: Request, limit: number): Promise<Uint8Ar
       request.body.cancel().catch(() => {});
       throw Errors.payloadTooLarge(limit);
     }
-    return new Uint8Array(await request.arrayBuffer());
+    return request.bytes();
   }
   const reader = request.body.getReader();
   const parts: Uint8Array[] = [];
@@ -40,8 +40,11 @@ export function parseJsonObject(bytes: Uint8Array | undefined): JsonObject {
   try {
     value = JSON.parse(decoder.decode(bytes));
   } catch (error) {
-    // Includes nesting too deep for the parser (RangeError): a client error, never a crash.
-    throw Errors.malformedJson(`The request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    // Includes nesting too deep for the parser (RangeError): a client error, never a crash. The parser's message
+    // quotes the offending text (which may be a secret), so it is not repeated.
+    throw Errors.malformedJson(
+      error instanceof RangeError ? 'The request body is nested too deeply to parse' : 'The request body is not valid JSON',
+    );
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw Errors.badRequest('body: must be a JSON object', 'body');

@@ -14,8 +14,9 @@ for (const name of plugins.skipped) logger.info({ name }, `plugin disabled: ${na
 const server = Bun.serve({
   port: settings.port,
   hostname: settings.host,
-  // Bun's own limit is a backstop above ours: the gateway answers 413 in its own shape first.
-  maxRequestBodySize: settings.maxRequestBodyBytes + 1024 * 1024,
+  // The gateway enforces MAX_REQUEST_BODY_BYTES itself (readBody), so that a 413 carries its error body; Bun's own
+  // limit would answer first with an empty one.
+  maxRequestBodySize: Number.MAX_SAFE_INTEGER,
   idleTimeout: 255,
   fetch: (request) => gateway.handle(request),
 });

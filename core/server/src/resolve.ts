@@ -7,6 +7,9 @@ export interface StoredAccess {
   providerSlug?(slug: string, req: { workspaceId: string }): { provider: string; target: TargetConfig } | undefined;
 }
 
+/** RFC 9110 token: what a header name may be. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 function bearer(headers: Headers): string | undefined {
   const auth = headers.get('authorization');
   if (!auth) return undefined;
@@ -23,7 +26,12 @@ function headerSettings(headers: Headers): Partial<GatewayConfig> | undefined {
     (out ??= {}).request_timeout = ms;
   }
   const forward = headers.get('x-gateway-forward-headers');
-  if (forward !== null) (out ??= {}).forward_headers = forward.split(',').map((h) => h.trim()).filter(Boolean);
+  if (forward !== null) {
+    const names = forward.split(',').map((h) => h.trim()).filter(Boolean);
+    const bad = names.find((name) => !HEADER_NAME.test(name));
+    if (bad !== undefined) throw Errors.badRequest(`x-gateway-forward-headers: "${bad.slice(0, 64)}" is not a valid header name`, 'x-gateway-forward-headers');
+    (out ??= {}).forward_headers = names;
+  }
   const strict = headers.get('x-gateway-strict-wire-compliance');
   if (strict !== null) (out ??= {}).strict_wire_compliance = strict.trim().toLowerCase() !== 'false';
   return out;

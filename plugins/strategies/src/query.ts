@@ -1,4 +1,5 @@
 import { cachedParamPath, type GatewayRequest, valueAtPath } from '@gateway/sdk';
+import { RE2JS } from 're2js';
 
 /**
  * Conditional-routing queries, Mongo style: `{ "metadata.tier": { "$eq": "pro" } }`, `$and` / `$or` lists, and the
@@ -25,68 +26,23 @@ export function requestGetter(req: GatewayRequest): Getter {
 }
 
 /**
- * Refuses patterns that can backtrack catastrophically: a quantified group that itself contains a quantifier or an
- * alternation, at any depth (`(a+)+`, `((a)+)+`, `(a|a)*`), and back-references. A user's regex must not stall the
- * gateway.
+ * `$regex` runs on RE2 (re2js): matching takes linear time in the input, so no pattern a user writes can stall the
+ * gateway (backtracking engines blow up on `(a+)+$` or `a*a*a*a*b`). Patterns RE2 cannot express (back-references,
+ * look-arounds) never match.
  */
-export function isSafePattern(source: string): boolean {
-  if (source.length > 512 || /\\[1-9]/.test(source)) return false;
-  // For each open group: whether something inside it repeats or alternates.
-  const stack: boolean[] = [];
-  let lastGroupRisky = false;
-  for (let i = 0; i < source.length; i++) {
-    const ch = source[i];
-    if (ch === '\\') {
-      i++;
-      lastGroupRisky = false;
-      continue;
-    }
-    if (ch === '[') {
-      // Skip a character class: nothing inside it nests.
-      i++;
-      while (i < source.length && source[i] !== ']') i += source[i] === '\\' ? 2 : 1;
-      lastGroupRisky = false;
-      continue;
-    }
-    const quantifier = ch === '+' || ch === '*' || ch === '{' || (ch === '?' && source[i - 1] !== '(');
-    if (quantifier) {
-      if (lastGroupRisky && ch !== '?') return false;
-      if (stack.length) stack[stack.length - 1] = true;
-      lastGroupRisky = false;
-      continue;
-    }
-    if (ch === '(') {
-      stack.push(false);
-      lastGroupRisky = false;
-    } else if (ch === ')') {
-      const risky = stack.pop() ?? false;
-      if (stack.length && risky) stack[stack.length - 1] = true;
-      lastGroupRisky = risky;
-    } else if (ch === '|') {
-      if (stack.length) stack[stack.length - 1] = true;
-      lastGroupRisky = false;
-    } else {
-      lastGroupRisky = false;
-    }
-  }
-  return true;
-}
-
-const regexCache = new Map<string, RegExp | null>();
-function safeRegex(source: string): RegExp | null {
-  if (!regexCache.has(source)) {
-    let re: RegExp | null = null;
-    if (isSafePattern(source)) {
-      try {
-        re = new RegExp(source);
-      } catch {
-        re = null;
-      }
+const regexCache = new Map<string, RE2JS | null>();
+function compiled(source: string): RE2JS | null {
+  let re = regexCache.get(source);
+  if (re === undefined) {
+    try {
+      re = source.length <= 4096 ? RE2JS.compile(source) : null;
+    } catch {
+      re = null;
     }
     if (regexCache.size > 1000) regexCache.clear();
     regexCache.set(source, re);
   }
-  return regexCache.get(source) ?? null;
+  return re;
 }
 
 function compare(a: unknown, b: unknown): number | undefined {
@@ -114,8 +70,8 @@ function matchOperator(value: unknown, op: string, arg: unknown): boolean {
     case '$nin':
       return Array.isArray(arg) && !arg.includes(value);
     case '$regex': {
-      const re = typeof arg === 'string' ? safeRegex(arg) : null;
-      return re !== null && typeof value === 'string' && re.test(value);
+      const re = typeof arg === 'string' ? compiled(arg) : null;
+      return re !== null && typeof value === 'string' && re.matcher(value).find();
     }
     case '$exists':
       return (value !== undefined) === Boolean(arg);
