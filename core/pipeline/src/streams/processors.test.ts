@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import type { StreamEvent, StreamState, TranslateContext } from '@gateway/sdk';
-import { OpenAiSsePassThrough, TranslatingProcessor } from './processors.ts';
+import { MalformedStreamError, OpenAiSsePassThrough, TranslatingProcessor } from './processors.ts';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -123,5 +123,21 @@ describe('OpenAiSsePassThrough checks each event', () => {
     const p = new OpenAiSsePassThrough();
     expect(() => p.push(enc.encode(': keep-alive\n\nevent: x\ndata: {"error":{"message":"boom"}}\n\n'))).not.toThrow();
     expect(p.end().complete).toBe(false);
+  });
+});
+
+describe('OpenAiSsePassThrough: a malformed event after valid ones in the same read', () => {
+  test('the valid events before it are handed over with the error', () => {
+    const p = new OpenAiSsePassThrough();
+    const enc = new TextEncoder();
+    let caught: unknown;
+    try {
+      p.push(enc.encode('data: {"a":1}\n\ndata: {"b":2}\n\ndata: {oops\n\n'));
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(MalformedStreamError);
+    const prefix = (caught as MalformedStreamError).validPrefix;
+    expect(new TextDecoder().decode(prefix)).toBe('data: {"a":1}\n\ndata: {"b":2}\n\n');
   });
 });

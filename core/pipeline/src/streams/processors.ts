@@ -4,6 +4,16 @@ import { createDecoder, type FrameDecoder } from './decoders.ts';
 const encoder = new TextEncoder();
 export const DONE_FRAME = encoder.encode('data: [DONE]\n\n');
 
+/** A malformed event; the bytes of the whole, valid events before it in the same read can still be sent. */
+export class MalformedStreamError extends Error {
+  constructor(
+    message: string,
+    readonly validPrefix: Uint8Array | undefined,
+  ) {
+    super(message);
+  }
+}
+
 /** Turns upstream bytes into client bytes and knows whether the answer arrived whole. */
 export interface StreamProcessor {
   /** Bytes to send for this upstream chunk (may be empty). Throws on input the format does not allow. */
@@ -35,47 +45,63 @@ export class OpenAiSsePassThrough implements StreamProcessor {
     const complete = nl === all.length - 1 ? all : all.slice(0, nl + 1);
     const heldBack = this.partial !== '' || complete !== all;
     this.partial = nl === all.length - 1 ? '' : all.slice(nl + 1);
-    this.check(complete);
+    const validUpTo = this.check(complete);
+    if (validUpTo !== undefined) {
+      throw new MalformedStreamError(this.malformed, validUpTo > 0 ? encoder.encode(complete.slice(0, validUpTo)) : undefined);
+    }
     // The common case (a chunk of whole lines) forwards the very bytes received.
     return heldBack ? encoder.encode(complete) : chunk;
   }
 
-  /** Walks complete lines: data lines gather into events, a blank line ends one. Throws on a malformed event. */
-  private check(lines: string): void {
+  private malformed = '';
+  /** Where the last whole event ended in the text being checked. */
+  private lastEventEnd = 0;
+
+  /**
+   * Walks complete lines: data lines gather into events, a blank line ends one. Returns undefined when all is well,
+   * or, for a malformed event, how many characters of `lines` held whole valid events before it.
+   */
+  private check(lines: string): number | undefined {
     let start = 0;
+    this.lastEventEnd = 0;
     while (start < lines.length) {
       let end = lines.indexOf('\n', start);
       if (end < 0) end = lines.length;
       let line = lines.slice(start, end);
       start = end + 1;
       if (line.endsWith('\r')) line = line.slice(0, -1);
-      if (line === '') this.endEvent();
-      else if (line.startsWith('data:')) this.data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
+      if (line === '') {
+        if (!this.endEvent()) return this.lastEventEnd;
+        this.lastEventEnd = Math.min(start, lines.length);
+      } else if (line.startsWith('data:')) this.data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
     }
+    return undefined;
   }
 
-  private endEvent(): void {
-    if (!this.data.length) return;
+  /** Ends the event being gathered; false when it is malformed. */
+  private endEvent(): boolean {
+    if (!this.data.length) return true;
     const payload = this.data.join('\n');
     this.data = [];
-    if (this.done) return;
+    if (this.done) return true;
     if (payload === '[DONE]') {
       this.done = true;
-      return;
+      return true;
     }
     try {
       JSON.parse(payload);
+      return true;
     } catch {
-      throw new Error(`malformed stream chunk: ${payload.slice(0, 200)}`);
+      this.malformed = `malformed stream chunk: ${payload.slice(0, 120)}`;
+      return false;
     }
   }
 
   end(): { bytes?: Uint8Array; complete: boolean } {
     const rest = this.partial + this.text.decode();
     this.partial = '';
-    if (rest) this.check(`${rest}\n`);
     // A final event without its blank line still counts.
-    this.endEvent();
+    if ((rest && this.check(`${rest}\n`) !== undefined) || !this.endEvent()) throw new MalformedStreamError(this.malformed, undefined);
     return { bytes: rest ? encoder.encode(rest) : undefined, complete: this.done };
   }
 }

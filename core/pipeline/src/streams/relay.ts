@@ -1,6 +1,6 @@
 import { Errors, GatewayError } from '@gateway/sdk';
 import { Capture } from './capture.ts';
-import type { StreamProcessor } from './processors.ts';
+import { MalformedStreamError, type StreamProcessor } from './processors.ts';
 
 export interface StreamEnd {
   /** The answer arrived whole (its end marker was seen). */
@@ -72,38 +72,49 @@ export function relayStream(
   };
 
   return new ReadableStream<Uint8Array>({
+    // Reads until there is something to send (or the end): a pull that enqueues nothing is not called again, so an
+    // upstream read holding no complete line (an event split across reads) must not end this call.
     async pull(controller) {
-      let result: ReadResult;
-      try {
-        if (pending) {
-          result = { done: false, value: pending };
-          pending = undefined;
-        } else result = await readWithIdleTimeout();
-      } catch (error) {
-        if (finished) return;
-        const reason = error instanceof GatewayError ? error : Errors.streamInterrupted(opts.provider, describe(error));
-        return fail(controller, reason);
-      }
-      try {
-        if (result.done) {
-          const { bytes, complete } = opts.processor.end();
-          if (bytes) {
+      for (;;) {
+        let result: ReadResult;
+        try {
+          if (pending) {
+            result = { done: false, value: pending };
+            pending = undefined;
+          } else result = await readWithIdleTimeout();
+        } catch (error) {
+          if (finished) return;
+          const reason = error instanceof GatewayError ? error : Errors.streamInterrupted(opts.provider, describe(error));
+          return fail(controller, reason);
+        }
+        try {
+          if (result.done) {
+            const { bytes, complete } = opts.processor.end();
+            if (bytes) {
+              capture.add(bytes);
+              controller.enqueue(bytes);
+            }
+            if (!complete) return fail(controller, Errors.streamInterrupted(opts.provider, 'the stream ended without its end marker'));
+            controller.close();
+            return finish({ complete: true, clientAborted: false });
+          }
+          const bytes = opts.processor.push(result.value);
+          if (bytes && bytes.byteLength) {
             capture.add(bytes);
             controller.enqueue(bytes);
+            return;
           }
-          if (!complete) return fail(controller, Errors.streamInterrupted(opts.provider, 'the stream ended without its end marker'));
-          controller.close();
-          return finish({ complete: true, clientAborted: false });
+        } catch (error) {
+          // Events that were whole and valid before a malformed one still reach the client, then the error frame.
+          const valid = error instanceof MalformedStreamError ? error.validPrefix : undefined;
+          if (valid?.byteLength) {
+            capture.add(valid);
+            controller.enqueue(valid);
+          }
+          opts.abortUpstream(error);
+          reader.cancel(error).catch(() => {});
+          return fail(controller, error instanceof GatewayError ? error : Errors.upstreamInvalid(opts.provider, describe(error)));
         }
-        const bytes = opts.processor.push(result.value);
-        if (bytes && bytes.byteLength) {
-          capture.add(bytes);
-          controller.enqueue(bytes);
-        }
-      } catch (error) {
-        opts.abortUpstream(error);
-        reader.cancel(error).catch(() => {});
-        fail(controller, error instanceof GatewayError ? error : Errors.upstreamInvalid(opts.provider, describe(error)));
       }
     },
     cancel(reason) {
