@@ -108,6 +108,7 @@ function request(config: GatewayConfig, body: JsonObject = { model: 'client-mode
     headers: new Headers({ 'content-type': 'application/json' }),
     body,
     rawBody: new TextEncoder().encode(JSON.stringify(body)),
+    parsedBody: body,
     metadata: {},
     caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: 'w', scopes: ['*'] },
     config,

@@ -62,6 +62,7 @@ function request(config: GatewayConfig = { provider: 'fake' }): GatewayRequest {
     headers: new Headers(),
     body: { model: 'm', messages: [] },
     rawBody: undefined,
+    parsedBody: undefined,
     metadata: {},
     caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: 'w', scopes: [] },
     config,

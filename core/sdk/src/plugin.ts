@@ -43,6 +43,11 @@ export interface GatewayRequest {
   body: JsonObject | undefined;
   /** The body as received, for passthrough and for sending unchanged when no rule altered it. */
   readonly rawBody: Uint8Array | undefined;
+  /**
+   * The object parsed from `rawBody`. Stages that change the body set a new object, so `body === parsedBody` means
+   * the body is still exactly `rawBody`.
+   */
+  readonly parsedBody: JsonObject | undefined;
   readonly metadata: Readonly<Record<string, string>>;
   readonly caller: Caller;
   readonly config: GatewayConfig;

@@ -95,6 +95,7 @@ export async function handleGatewayCall(request: Request, endpoint: EndpointKind
     headers: request.headers,
     body,
     rawBody,
+    parsedBody: body,
     metadata,
     caller,
     config,

@@ -26,6 +26,7 @@ function request(config: GatewayConfig): GatewayRequest {
     headers: new Headers(),
     body: { model: 'm', messages: [] },
     rawBody: undefined,
+    parsedBody: undefined,
     metadata: {},
     caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: 'w', scopes: [] },
     config,

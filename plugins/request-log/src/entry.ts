@@ -47,21 +47,9 @@ export interface LogEntry {
 /** `req.locals.cacheStatus`, when the cache stage set it (HIT, MISS, …). */
 const CACHE_STATUS_LOCAL = 'cacheStatus';
 
-/**
- * `req.locals` key under which the plugin's first request stage keeps the body object as the server parsed it from
- * `rawBody`. Stages that change the body set a new object (GatewayRequest contract), so while `req.body` is still
- * that object, `rawBody` holds the same content and is logged instead of the object.
- */
-export const PARSED_BODY_LOCAL = 'requestLog.parsedBody';
-
-/** The request stage's work: remember which object was parsed from `rawBody` (before any stage could replace it). */
-export function markParsedBody(req: GatewayRequest): void {
-  if (req.body !== undefined && req.rawBody !== undefined) req.locals[PARSED_BODY_LOCAL] = req.body;
-}
-
-/** Whether `req.body` is still the object parsed from `rawBody` (as recorded by `markParsedBody`). */
+/** Whether `req.body` is still the object parsed from `rawBody` (no stage replaced it): then the bytes are logged. */
 export function bodyIsRaw(req: GatewayRequest): boolean {
-  return req.body !== undefined && req.rawBody !== undefined && req.locals[PARSED_BODY_LOCAL] === req.body;
+  return req.body !== undefined && req.rawBody !== undefined && req.parsedBody === req.body;
 }
 
 export function entryFrom(req: GatewayRequest, outcome: Outcome): LogEntry {

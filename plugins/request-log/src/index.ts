@@ -2,19 +2,19 @@
  * The request log: a `finally` stage turns each finished request into a queued entry; the queue writes batches to
  * `request_logs` from a writer thread with its own connection (DATABASE_URL), or on the main thread when no thread
  * can reach the same database (`sqlite::memory:`, or a `database` service that is not the one DATABASE_URL names).
- * A first request stage remembers the body object parsed from the bytes received, so that an unchanged body is
+ * While `req.body` is still the object parsed from the bytes received (`req.parsedBody`), an unchanged body is
  * logged from those bytes (cheap to hand to the thread). Provides `requestLogs` (the LogQueue) so that tests and
  * shutdown can flush it.
  */
 import { resolve } from 'node:path';
 import { definePlugin, type Database, type Logger, type PluginApi } from '@gateway/sdk';
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl, readerFromEnv, type ReaderOptions } from '@gateway/db';
-import { entryFrom, markParsedBody } from './entry.ts';
+import { entryFrom } from './entry.ts';
 import { isMemoryUrl, LogQueue } from './queue.ts';
 import { requestLogMigrations } from './table.ts';
 import type { WorkerTarget } from './worker-writer.ts';
 
-export { bodyIsRaw, entryFrom, markParsedBody, PARSED_BODY_LOCAL, type LogEntry } from './entry.ts';
+export { bodyIsRaw, entryFrom, type LogEntry } from './entry.ts';
 export { isMemoryUrl, LogQueue, type LogQueueOptions, type LogQueueStats, type LogWriterInfo } from './queue.ts';
 export { requestLogMigrations, requestLogs } from './table.ts';
 export { extractUsage, type Usage } from './usage.ts';
@@ -94,14 +94,6 @@ export default definePlugin({
       phase: 'finally',
       rule: 'fire-and-forget',
       run: (req, outcome) => queue.enqueue(entryFrom(req, outcome)),
-    });
-    api.stage({
-      name: 'request-log-body',
-      phase: 'request',
-      rule: 'sequential',
-      // First of all request stages: what it records must be the body as parsed, before any stage replaced it.
-      order: Number.NEGATIVE_INFINITY,
-      run: (req) => markParsedBody(req),
     });
     api.onClose(() => queue.close());
   },

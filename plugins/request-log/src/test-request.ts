@@ -13,6 +13,8 @@ export function testRequest(overrides: Partial<GatewayRequest> = {}): GatewayReq
     headers: new Headers({ 'content-type': 'application/json' }),
     body,
     rawBody: new TextEncoder().encode(JSON.stringify(body)),
+    // Not the parsed object by default: tests that want the raw-bytes path set it.
+    parsedBody: undefined,
     metadata: { team: 'a' },
     caller: { apiKeyId: 'key-1', organisationId: 'org-1', workspaceId: 'ws-1', scopes: ['*'] },
     config: {},

@@ -23,6 +23,7 @@ function request(overrides: Partial<GatewayRequest> = {}): GatewayRequest {
     headers: new Headers(),
     body,
     rawBody: undefined,
+    parsedBody: undefined,
     metadata: {},
     caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: 'w', scopes: [] },
     config: {},

@@ -28,6 +28,7 @@ function req(metadata: Record<string, string> = { tier: 'pro', region: 'eu', cou
     headers: new Headers(),
     body,
     rawBody: undefined,
+    parsedBody: undefined,
     metadata,
     caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: 'w', scopes: [] },
     config: {},
