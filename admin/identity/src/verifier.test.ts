@@ -74,6 +74,25 @@ for (const dialect of DIALECTS) {
       expect(verifier.stats).toEqual({ hits: 1, misses: 2, lookups: 2 });
     });
 
+    test('peek answers from the cache without a promise, honours expiry and invalidate(), never looks up', async () => {
+      const { database, organisationId, workspaceId } = await setup();
+      let now = Date.now();
+      const verifier = new ApiKeyVerifier(database, { now: () => now, lastUsedIntervalMs: 3_600_000 });
+      const id = await addKey(database, organisationId, workspaceId, 'peek-secret', { expires_at: now + 10_000 });
+      expect(verifier.peek('peek-secret')).toBeUndefined(); // not verified yet: the caller must use verify()
+      expect((await verifier.verify('peek-secret'))?.apiKeyId).toBe(id);
+      expect(verifier.peek('peek-secret')?.apiKeyId).toBe(id);
+      expect(verifier.peek('peek-secret')?.apiKeyId).toBe(id); // the second time from the secret map
+      expect(verifier.peek('other-secret')).toBeUndefined();
+      expect(verifier.stats.lookups).toBe(1);
+      verifier.invalidate(id);
+      expect(verifier.peek('peek-secret')).toBeUndefined();
+      expect((await verifier.verify('peek-secret'))?.apiKeyId).toBe(id);
+      now += 10_000; // the key expires
+      expect(verifier.peek('peek-secret')).toBeUndefined();
+      await verifier.flush();
+    });
+
     test('a cached key stops working the moment it expires; the negative cache lasts 5 s', async () => {
       const { database, organisationId, workspaceId } = await setup();
       let now = Date.now();

@@ -29,10 +29,18 @@ interface CacheEntry {
 // Longer input is no key of ours; do not hash megabytes sent as a header.
 const MAX_SECRET_LENGTH = 512;
 
+/** How many recently seen secrets `peek` recognises without hashing. */
+const RECENT_SECRETS = 1_000;
+
 export class ApiKeyVerifier {
   /** `lookups` counts database round trips; hits and misses count verify() calls. */
   readonly stats = { hits: 0, misses: 0, lookups: 0 };
   private readonly cache = new Map<string, CacheEntry>();
+  /**
+   * Recently verified secrets to their (shared) cache entries, so that a repeat caller is recognised without hashing.
+   * In memory only and bounded; the database never holds a secret.
+   */
+  private readonly recent = new Map<string, CacheEntry>();
   private readonly inFlight = new Map<string, Promise<CacheEntry>>();
   private readonly lastUsed = new Map<string, number>();
   private readonly pending = new Set<Promise<void>>();
@@ -79,9 +87,15 @@ export class ApiKeyVerifier {
    */
   peek(secret: string): Caller | undefined {
     if (!secret || secret.length > MAX_SECRET_LENGTH) return undefined;
-    const entry = this.cache.get(hashSecret(secret));
     const now = this.o.now();
-    if (!entry || entry.staleAt <= now || !entry.caller) return undefined;
+    let entry = this.recent.get(secret);
+    if (!entry || entry.staleAt <= now) {
+      entry = this.cache.get(hashSecret(secret));
+      if (!entry || entry.staleAt <= now || !entry.caller) return undefined;
+      if (this.recent.size >= RECENT_SECRETS) this.recent.clear();
+      this.recent.set(secret, entry);
+    }
+    if (!entry.caller) return undefined;
     if (entry.keyExpiresAt !== null && entry.keyExpiresAt <= now) return undefined;
     this.stats.hits++;
     this.touch(entry.caller.apiKeyId);
@@ -91,8 +105,13 @@ export class ApiKeyVerifier {
   /** Forgets cached answers: all of them, or those of one key (after a revoke, rotation or scope change). */
   invalidate(apiKeyId?: string): void {
     this.generation++;
-    if (apiKeyId === undefined) this.cache.clear();
-    else for (const [hash, entry] of this.cache) if (entry.caller?.apiKeyId === apiKeyId) this.cache.delete(hash);
+    if (apiKeyId === undefined) {
+      this.cache.clear();
+      this.recent.clear();
+    } else {
+      for (const [hash, entry] of this.cache) if (entry.caller?.apiKeyId === apiKeyId) this.cache.delete(hash);
+      for (const [secret, entry] of this.recent) if (entry.caller?.apiKeyId === apiKeyId) this.recent.delete(secret);
+    }
   }
 
   /** Resolves when the pending `last_used_at` writes are done (shutdown, tests). */

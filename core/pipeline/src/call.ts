@@ -225,15 +225,30 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
       const err = Errors.upstreamInvalid(providerId, describe(error));
       return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(text, err) };
     }
-    const out = JSON.stringify(mapped);
-    return { response: new Response(out, { status, headers: JSON_HEADERS }), status, providerId, upstreamLatencyMs, settled: settledNow(out) };
+    return wholeAnswer(JSON.stringify(mapped), status, providerId, upstreamLatencyMs);
   }
   // An OpenAI-speaking provider: the bytes go back as they came, after a cheap check that they are a JSON object.
   if (text.charCodeAt(firstNonSpace(text)) !== 123 /* { */) {
     const err = Errors.upstreamInvalid(providerId, 'expected a JSON object');
     return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(text, err) };
   }
-  return { response: new Response(text, { status, headers: JSON_HEADERS }), status, providerId, upstreamLatencyMs, settled: settledNow(text) };
+  return wholeAnswer(text, status, providerId, upstreamLatencyMs);
+}
+
+/** A whole JSON answer: its Response is built only if something asks for it (the server builds its own). */
+function wholeAnswer(text: string, status: number, providerId: string, upstreamLatencyMs: number): AttemptResult {
+  let response: Response | undefined;
+  return {
+    get response() {
+      response ??= new Response(text, { status, headers: JSON_HEADERS });
+      return response;
+    },
+    answer: { text, status, contentType: 'application/json' },
+    status,
+    providerId,
+    upstreamLatencyMs,
+    settled: settledNow(text),
+  };
 }
 
 function passthroughResult(

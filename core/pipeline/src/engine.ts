@@ -37,8 +37,17 @@ export interface RoutedResult extends AttemptResult {
 /** An open circuit is not retried either: it stays open for its whole cooldown. */
 const NEVER_RETRIED = new Set(['context_length_exceeded', 'content_policy_violation', 'content_filter', 'circuit_open']);
 
+/**
+ * The attempt's result as the routed one. Extended in place, not copied: a copy would read `response`, which a
+ * whole answer builds only when somebody needs it.
+ */
+function routed(result: AttemptResult, index: string, retries: number): RoutedResult {
+  return Object.assign(result, { index, retries });
+}
+
 /** Discards an answer that will not be sent (its body would otherwise hold a connection). */
 function discard(result: AttemptResult): void {
+  if (result.answer) return; // a whole answer holds no connection
   result.response.body?.cancel().catch(() => {});
 }
 
@@ -78,11 +87,11 @@ async function runLeaf(req: GatewayRequest, leaf: TargetConfig, index: string, d
     log.push({ index, providerId: result.providerId, retry, status: result.status, latencyMs: performance.now() - started, error: result.error?.message });
     const retryable = shouldRetry(result, policy.codes);
     if (!retryable || retry >= policy.attempts || req.signal.aborted)
-      return { ...result, index, retries: retryable && policy.attempts > 0 ? -1 : retry };
+      return routed(result, index, retryable && policy.attempts > 0 ? -1 : retry);
     let wait = backoffMs(retry);
     if (policy.useRetryAfter && result.retryAfterMs !== undefined) {
       // A provider that asks for a longer pause than the cap is not retried: its answer goes back as it is.
-      if (result.retryAfterMs > RETRY_AFTER_CAP_MS) return { ...result, index, retries: -1 };
+      if (result.retryAfterMs > RETRY_AFTER_CAP_MS) return routed(result, index, -1);
       wait = result.retryAfterMs;
     }
     discard(result);

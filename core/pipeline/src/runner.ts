@@ -30,7 +30,7 @@ export interface PipelineDeps extends EngineDeps {
   observe?(req: GatewayRequest, outcome: Outcome): void;
 }
 
-/** Response headers of INTERFACE.md. */
+/** Response headers of INTERFACE.md, set on a Response that already exists. */
 function decorate(response: Response, req: GatewayRequest, routed: RoutedResult | undefined): Response {
   const h = response.headers;
   h.set('x-gateway-trace-id', req.traceId);
@@ -41,6 +41,21 @@ function decorate(response: Response, req: GatewayRequest, routed: RoutedResult 
   }
   if (!h.has('x-gateway-cache-status')) h.set('x-gateway-cache-status', String(req.locals.cacheStatus ?? 'DISABLED'));
   return response;
+}
+
+/** The client's Response for a routed result: a whole answer is built once, with every header in one go. */
+function respond(routed: RoutedResult, req: GatewayRequest): Response {
+  const answer = routed.answer;
+  if (!answer) return decorate(routed.response, req, routed);
+  const headers: Record<string, string> = {
+    'content-type': answer.contentType,
+    'x-gateway-trace-id': req.traceId,
+    'x-gateway-last-used-option-index': routed.index,
+    'x-gateway-retry-attempt-count': String(routed.retries),
+    'x-gateway-cache-status': String(req.locals.cacheStatus ?? 'DISABLED'),
+  };
+  if (routed.providerId) headers['x-gateway-provider'] = routed.providerId;
+  return new Response(answer.text, { status: answer.status, headers });
 }
 
 async function judge(judges: readonly JudgeStage[], req: GatewayRequest, response?: Response): Promise<Verdict[]> {
@@ -72,13 +87,14 @@ export async function runPipeline(req: GatewayRequest, deps: PipelineDeps): Prom
   const { stages } = deps;
   const attempts: AttemptRecord[] = [];
   let routed: RoutedResult | undefined;
-  let response: Response;
+  let response: Response | undefined;
   let settled: Promise<SettledBody>;
   try {
-    const early = stages.requestStages.length || stages.requestJudges.length ? await runBeforeRouting(req, stages) : undefined;
-    response = early ?? (routed = await route(req, req.config, 'config', deps, attempts)).response;
+    if (stages.requestStages.length || stages.requestJudges.length) response = await runBeforeRouting(req, stages);
+    if (!response) routed = await route(req, req.config, 'config', deps, attempts);
     settled = routed ? routed.settled : Promise.resolve({ body: undefined });
-    if (stages.responseStages.length || stages.responseJudges.length) response = await runAfterRouting(req, response, stages);
+    if (routed && (stages.responseStages.length || stages.responseJudges.length))
+      response = await runAfterRouting(req, routed.response, stages);
   } catch (error) {
     if (error instanceof ClientGoneError) {
       finish(req, deps, error, routed, attempts, Promise.resolve({ body: undefined, error, clientAborted: true }));
@@ -86,13 +102,13 @@ export async function runPipeline(req: GatewayRequest, deps: PipelineDeps): Prom
     }
     const err = GatewayError.from(error, { phase: 'pipeline' });
     if (err.status >= 500) deps.logger.error({ err: err.cause ?? err, traceId: req.traceId, plugin: err.plugin, phase: err.phase }, 'pipeline error');
-    response = err.toResponse();
-    settled = Promise.resolve({ body: undefined, error: err });
-    finish(req, deps, err, routed, attempts, settled, response.status);
-    return decorate(response, req, routed);
+    const failed = err.toResponse();
+    finish(req, deps, err, routed, attempts, Promise.resolve({ body: undefined, error: err }), failed.status);
+    return decorate(failed, req, routed);
   }
-  finish(req, deps, routed?.error, routed, attempts, settled, response.status);
-  return decorate(response, req, routed);
+  finish(req, deps, routed?.error, routed, attempts, settled, response?.status ?? routed?.status);
+  if (response) return decorate(response, req, routed);
+  return respond(routed as RoutedResult, req);
 }
 
 async function runBeforeRouting(req: GatewayRequest, stages: PipelineStages): Promise<Response | undefined> {

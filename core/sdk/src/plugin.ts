@@ -82,6 +82,11 @@ export interface AttemptResult {
   retryAfterMs?: number;
   /** Resolves when the answer's body has been sent whole or has failed (streams end later than headers). */
   settled: Promise<SettledBody>;
+  /**
+   * A whole (non-streamed) answer as text, when there is one: the server then builds the client's Response once,
+   * with its own headers, instead of copying `response`. `response` is the same answer as a Response.
+   */
+  answer?: { text: string; status: number; contentType: string };
 }
 
 export interface SettledBody {
