@@ -9,6 +9,7 @@ import {
   type SettledBody,
   type TranslateContext,
 } from '@gateway/sdk';
+import { watch } from './deadlines.ts';
 import { forwardedHeaders, passthroughHeaders, relayedResponseHeaders, retryAfterMs } from './headers.ts';
 import type { HostGuard } from './host-guard.ts';
 import { applyParamRules } from './params.ts';
@@ -34,19 +35,17 @@ export class ClientGoneError extends GatewayError {
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+/** How long an attempt runs before it starts listening for the client going away. */
+const CLIENT_WATCH_AFTER_MS = 20;
 
 function settledNow(body: string | undefined, error?: GatewayError): Promise<SettledBody> {
   return Promise.resolve({ body, error });
 }
 
-/** Builds the provider call of one attempt: URL, headers, body. Pure apart from the host check. */
-async function prepare(req: GatewayRequest, attempt: Attempt, opts: CallOptions, ctx: TranslateContext) {
+/** Builds the provider call of one attempt: URL, headers, body. Pure (the custom host was checked before). */
+function prepare(req: GatewayRequest, attempt: Attempt, ctx: TranslateContext) {
   const { target, provider } = attempt;
   const customHost = target.custom_host;
-  if (customHost) {
-    const pending = opts.hostGuard.check(customHost);
-    if (pending) await pending;
-  }
   const base = (customHost ?? provider.baseUrl(target)).replace(/\/+$/, '');
 
   if (req.endpoint === 'proxy') {
@@ -93,10 +92,14 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
     now: Math.floor(Date.now() / 1000),
   };
 
-  let prepared: Awaited<ReturnType<typeof prepare>>;
+  let prepared: ReturnType<typeof prepare>;
   try {
-    prepared = await prepare(req, attempt, opts, ctx);
-    prepared.call = await attempt.provider.authorize(prepared.call, target);
+    // Awaited only when there is something to wait for: a host not judged yet, an asynchronous authorization.
+    const hostCheck = target.custom_host ? opts.hostGuard.check(target.custom_host) : undefined;
+    if (hostCheck) await hostCheck;
+    prepared = prepare(req, attempt, ctx);
+    const authorized = attempt.provider.authorize(prepared.call, target);
+    prepared.call = authorized instanceof Promise ? await authorized : authorized;
   } catch (error) {
     const err = GatewayError.from(error, { phase: 'prepare', plugin: providerId });
     return { response: err.toResponse(), status: err.status, providerId, error: err, settled: settledNow(undefined, err) };
@@ -108,15 +111,22 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
   const controller = new AbortController();
   const timeoutMs = target.request_timeout ?? opts.defaultTimeoutMs;
   let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, timeoutMs);
-  // The listener is never removed: aborting an attempt that has finished is a no-op, and removing it on every
-  // request cost more than the listener itself.
-  if (req.signal.aborted) controller.abort();
-  else req.signal.addEventListener('abort', () => controller.abort(), { once: true });
-  const release = () => clearTimeout(timer);
+  const now = performance.now();
+  const release = watch({
+    deadline: now + timeoutMs,
+    expire: () => {
+      timedOut = true;
+      controller.abort();
+    },
+    // Only an attempt still pending after a moment listens for the client going away (reading request.signal
+    // and adding a listener cost every request otherwise). A stream notices a departed client when its body is
+    // cancelled; the listener, once added, is never removed: aborting a finished attempt is a no-op.
+    slowAt: now + CLIENT_WATCH_AFTER_MS,
+    slow: () => {
+      if (req.signal.aborted) controller.abort();
+      else req.signal.addEventListener('abort', () => controller.abort(), { once: true });
+    },
+  });
 
   const started = performance.now();
   let upstream: Response;
@@ -181,7 +191,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
       const err = Errors.upstreamUnreachable(providerId, 'the stream ended before its first byte');
       return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(undefined, err) };
     }
-    clearTimeout(timer); // from here the idle timeout guards the stream
+    release(); // from here the idle timeout guards the stream
     let processor: StreamProcessor;
     if (translator?.stream?.toChunks)
       processor = new TranslatingProcessor({ ...translator.stream, toChunks: translator.stream.toChunks }, ctx);

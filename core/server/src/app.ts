@@ -110,7 +110,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
 
   for (const { route } of registry.routes) {
     app.route(route.method, `/v1${route.path}`, async ({ request, params }) => {
-      const caller = await authenticate(request.headers, authenticator);
+      const caller = await authenticate(request.headers.get('x-gateway-api-key'), authenticator);
       if (!caller.scopes.includes(route.scope) && !caller.scopes.includes("*")) throw Errors.forbidden(`This route needs the ${route.scope} scope`);
       const url = new URL(request.url);
       const text = request.method === 'GET' || request.method === 'DELETE' ? '' : await request.text();

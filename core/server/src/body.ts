@@ -4,17 +4,21 @@ import { Errors, type JsonObject } from '@gateway/sdk';
  * Reads a request body up to `limit` bytes. A declared length over the limit is refused before reading; a chunked
  * body is counted as it arrives and refused as soon as it passes the limit, so no oversized body is held whole.
  */
-export async function readBody(request: Request, limit: number): Promise<Uint8Array | undefined> {
-  if (!request.body) return undefined;
-  const declared = request.headers.get('content-length');
-  if (declared !== null) {
+export async function readBody(
+  request: Request,
+  limit: number,
+  declared: string | null | undefined = request.headers.get('content-length'),
+): Promise<Uint8Array | undefined> {
+  // With a declared length the body is read in one go (request.body, a stream object, is never made).
+  if (declared !== null && declared !== undefined) {
     const length = Number(declared);
     if (length > limit) {
-      request.body.cancel().catch(() => {});
+      request.body?.cancel().catch(() => {});
       throw Errors.payloadTooLarge(limit);
     }
-    return request.bytes();
+    return length === 0 ? undefined : request.bytes();
   }
+  if (!request.body) return undefined;
   const reader = request.body.getReader();
   const parts: Uint8Array[] = [];
   let size = 0;

@@ -3,7 +3,7 @@ import { type Caller, type EndpointKind, Errors, GatewayError, type GatewayReque
 import { validateBody } from '@gateway/validation';
 import { parseJsonObject, readBody } from './body.ts';
 import type { Metrics } from './metrics.ts';
-import { resolveConfig } from './resolve.ts';
+import { type HeaderValues, resolveConfig } from './resolve.ts';
 
 export interface Authenticator {
   verify(secret: string): Promise<Caller | undefined>;
@@ -22,8 +22,8 @@ export interface HandlerDeps {
 const EMPTY_METADATA: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
 const EMPTY_CONFIG: GatewayRequest['config'] = Object.freeze({});
 
-function parseMetadata(value: string | null): Readonly<Record<string, string>> {
-  if (value === null || value === '') return EMPTY_METADATA;
+function parseMetadata(value: string | undefined): Readonly<Record<string, string>> {
+  if (value === undefined || value === '') return EMPTY_METADATA;
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
@@ -38,8 +38,7 @@ function parseMetadata(value: string | null): Readonly<Record<string, string>> {
 }
 
 /** The caller of a request, from `x-gateway-api-key`; 401 in every other case. A cached key costs no promise. */
-export function authenticate(headers: Headers, authenticator: Authenticator | undefined): Caller | Promise<Caller> {
-  const secret = headers.get('x-gateway-api-key');
+export function authenticate(secret: string | null | undefined, authenticator: Authenticator | undefined): Caller | Promise<Caller> {
   if (!secret) throw Errors.unauthorized('Missing x-gateway-api-key header');
   if (!authenticator) throw Errors.internal('No authenticator is loaded (the identity plugin is disabled)');
   const cached = authenticator.peek?.(secret);
@@ -56,10 +55,12 @@ export function authenticate(headers: Headers, authenticator: Authenticator | un
  */
 export async function handleGatewayCall(request: Request, endpoint: EndpointKind, path: string, search: string, deps: HandlerDeps): Promise<Response> {
   const receivedAt = performance.now();
-  const traceId = request.headers.get('x-gateway-trace-id') || crypto.randomUUID();
+  // Every header this function needs, read in one native call instead of one get() each.
+  const values = request.headers.toJSON() as HeaderValues;
+  const traceId = values['x-gateway-trace-id'] || crypto.randomUUID();
   let caller: Caller;
   try {
-    const auth = authenticate(request.headers, deps.authenticator);
+    const auth = authenticate(values['x-gateway-api-key'], deps.authenticator);
     caller = auth instanceof Promise ? await auth : auth;
   } catch (error) {
     // Unauthenticated calls belong to no workspace: counted in metrics, not written to the request log.
@@ -75,13 +76,13 @@ export async function handleGatewayCall(request: Request, endpoint: EndpointKind
   let metadata = EMPTY_METADATA;
   let failure: GatewayError | undefined;
   try {
-    rawBody = await readBody(request, deps.maxBodyBytes);
-    metadata = parseMetadata(request.headers.get('x-gateway-metadata'));
+    rawBody = await readBody(request, deps.maxBodyBytes, values['content-length']);
+    metadata = parseMetadata(values['x-gateway-metadata']);
     if (endpoint !== 'proxy') {
       body = parseJsonObject(rawBody);
       validateBody(endpoint, body);
     }
-    config = resolveConfig(request.headers);
+    config = resolveConfig(values);
   } catch (error) {
     failure = GatewayError.from(error, { phase: 'request' });
     if (failure.status >= 500) deps.logger.error({ err: failure.cause ?? failure, traceId }, 'request failed before routing');

@@ -10,30 +10,33 @@ export interface StoredAccess {
 /** RFC 9110 token: what a header name may be. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-function bearer(headers: Headers): string | undefined {
-  const auth = headers.get('authorization');
+/** Request header values by lower-case name: `Headers.toJSON()`, read once per request. */
+export type HeaderValues = Readonly<Record<string, string | undefined>>;
+
+function bearer(headers: HeaderValues): string | undefined {
+  const auth = headers.authorization;
   if (!auth) return undefined;
   return auth.startsWith('Bearer ') || auth.startsWith('bearer ') ? auth.slice(7).trim() : auth.trim();
 }
 
 /** Header settings that INTERFACE.md makes equivalent to config fields; they apply where the config is silent. */
-function headerSettings(headers: Headers): Partial<GatewayConfig> | undefined {
+function headerSettings(headers: HeaderValues): Partial<GatewayConfig> | undefined {
   let out: Partial<GatewayConfig> | undefined;
-  const timeout = headers.get('x-gateway-request-timeout');
-  if (timeout !== null) {
+  const timeout = headers['x-gateway-request-timeout'];
+  if (timeout !== undefined) {
     const ms = Number(timeout);
     if (!Number.isInteger(ms) || ms <= 0) throw Errors.badRequest('x-gateway-request-timeout must be a positive integer of milliseconds', 'x-gateway-request-timeout');
     (out ??= {}).request_timeout = ms;
   }
-  const forward = headers.get('x-gateway-forward-headers');
-  if (forward !== null) {
+  const forward = headers['x-gateway-forward-headers'];
+  if (forward !== undefined) {
     const names = forward.split(',').map((h) => h.trim()).filter(Boolean);
     const bad = names.find((name) => !HEADER_NAME.test(name));
     if (bad !== undefined) throw Errors.badRequest(`x-gateway-forward-headers: "${bad.slice(0, 64)}" is not a valid header name`, 'x-gateway-forward-headers');
     (out ??= {}).forward_headers = names;
   }
-  const strict = headers.get('x-gateway-strict-wire-compliance');
-  if (strict !== null) (out ??= {}).strict_wire_compliance = strict.trim().toLowerCase() !== 'false';
+  const strict = headers['x-gateway-strict-wire-compliance'];
+  if (strict !== undefined) (out ??= {}).strict_wire_compliance = strict.trim().toLowerCase() !== 'false';
   return out;
 }
 
@@ -41,14 +44,14 @@ function headerSettings(headers: Headers): Partial<GatewayConfig> | undefined {
  * The config of a request: `x-gateway-config` (JSON or a saved config's id), else one built from
  * `x-gateway-provider` + `Authorization` (+ `x-gateway-custom-host`), else a virtual key.
  */
-export function resolveConfig(headers: Headers): GatewayConfig {
-  const header = headers.get('x-gateway-config');
+export function resolveConfig(headers: HeaderValues): GatewayConfig {
+  const header = headers['x-gateway-config'];
   let config: GatewayConfig;
-  if (header !== null && header.trim() !== '') {
+  if (header !== undefined && header.trim() !== '') {
     config = parseConfigHeader(header);
   } else {
-    const provider = headers.get('x-gateway-provider');
-    const virtualKey = headers.get('x-gateway-virtual-key');
+    const provider = headers['x-gateway-provider'];
+    const virtualKey = headers['x-gateway-virtual-key'];
     if (!provider && !virtualKey)
       throw Errors.badRequest('Say which provider to use: x-gateway-provider with Authorization, x-gateway-virtual-key, or x-gateway-config', 'x-gateway-provider');
     config = {};
@@ -57,7 +60,7 @@ export function resolveConfig(headers: Headers): GatewayConfig {
     const key = bearer(headers);
     if (key) config.api_key = key;
   }
-  const customHost = headers.get('x-gateway-custom-host');
+  const customHost = headers['x-gateway-custom-host'];
   const settings = headerSettings(headers);
   if (!customHost && !settings) return config;
   const merged: GatewayConfig = { ...config };
@@ -104,7 +107,8 @@ export function makeProviderResolver(providers: ReadonlyMap<string, ProviderAdap
     }
     if (!adapter) throw Errors.unknownProvider(name);
     if (t.api_key === undefined && t.Authorization === undefined) {
-      const key = bearer(req.headers);
+      const auth = req.headers.get('authorization');
+      const key = auth === null ? undefined : bearer({ authorization: auth });
       if (key) t = { ...t, api_key: key };
     }
     return { provider: adapter, target: t };
