@@ -5,3 +5,4 @@ export * from './provider.ts';
 export * from './plugin.ts';
 export * from './db.ts';
 export * from './param-path.ts';
+export * from './embeddings.ts';
