@@ -119,7 +119,7 @@ export const CASES: Case[] = [
       });
       const choice = first.choices[0];
       expect(choice?.finish_reason).toBe('tool_calls');
-      const call = choice?.message.tool_calls?.[0];
+      const call = choice?.message.tool_calls?.[0] as OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall | undefined;
       expect(call?.type).toBe('function');
       expect(call?.function.name).toBe('get_weather');
       expect(JSON.parse(call?.function.arguments ?? '')).toEqual({ city: 'Paris' });
@@ -145,7 +145,7 @@ export const CASES: Case[] = [
         messages: [{ role: 'user', content: 'weather and time for both' }],
         tools: [weatherTool, timeTool],
       });
-      const calls = res.choices[0]?.message.tool_calls ?? [];
+      const calls = (res.choices[0]?.message.tool_calls ?? []) as OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall[];
       expect(calls.map((c) => c.function.name)).toEqual(['get_weather', 'get_time']);
       expect(calls.map((c) => JSON.parse(c.function.arguments))).toEqual([{ city: 'Paris' }, { city: 'Rome' }]);
       expect(res.choices[0]?.finish_reason).toBe('tool_calls');

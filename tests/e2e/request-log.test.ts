@@ -204,7 +204,8 @@ describe.each(E2E_DIALECTS)('request log and graceful shutdown (%s)', (dialect) 
     expect(tokens(embed)).toEqual(pick(usage.embed!));
 
     const get = row('proxy-get');
-    expect(get).toMatchObject({ provider: 'openai', endpoint: 'proxy', method: 'GET' });
+    // GET /v1/models is its own endpoint kind (a provider may translate its model list); openai passes it through.
+    expect(get).toMatchObject({ provider: 'openai', endpoint: 'listModels', method: 'GET' });
     expect(String(get.path)).toEndWith('/models');
     expect(String(get.response_body)).toContain('"object": "list"');
 

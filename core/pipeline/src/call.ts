@@ -48,7 +48,7 @@ function prepare(req: GatewayRequest, attempt: Attempt, ctx: TranslateContext) {
   const customHost = target.custom_host;
   const base = (customHost ?? provider.baseUrl(target)).replace(/\/+$/, '');
 
-  if (req.endpoint === 'proxy') {
+  if (req.endpoint === 'proxy' || (req.endpoint === 'listModels' && !provider.endpoints.listModels)) {
     const call: ProviderCall = {
       url: base + req.path + req.search,
       method: req.method,
@@ -61,6 +61,11 @@ function prepare(req: GatewayRequest, attempt: Attempt, ctx: TranslateContext) {
 
   const translator = provider.endpoints[req.endpoint];
   if (!translator) throw Errors.unsupportedEndpoint(provider.id, req.path);
+  if (req.endpoint === 'listModels') {
+    const call: ProviderCall = { url: base + translator.path(target, {}, ctx), method: 'GET', headers: {} };
+    forwardedHeaders(req.headers, target.forward_headers, call.headers);
+    return { call, translator, body: undefined };
+  }
   const original = req.body as JsonObject;
   const body = applyParamRules(original, target);
   const wire = translator.request ? translator.request(body, target, ctx) : body;
@@ -138,7 +143,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
       signal: controller.signal,
       redirect: 'manual',
       // Passthrough answers go back byte for byte, content-encoding included.
-      decompress: req.endpoint !== 'proxy',
+      decompress: translator !== undefined,
     } as RequestInit);
   } catch (error) {
     release();
@@ -151,7 +156,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
   const retryAfter = retryAfterMs(upstream.headers);
 
   // Passthrough: the answer goes back unchanged, status, headers and bytes, streams included.
-  if (req.endpoint === 'proxy') {
+  if (!translator) {
     release();
     return passthroughResult(upstream, providerId, upstreamLatencyMs, retryAfter, controller, opts);
   }

@@ -71,6 +71,10 @@ export interface ProviderAdapter {
    * SigV4 signature, OAuth token). May be async for token exchange.
    */
   authorize(call: ProviderCall, target: TargetConfig): ProviderCall | Promise<ProviderCall>;
+  /**
+   * The endpoints it translates. `listModels` is called with GET and no body; without it GET /v1/models is passed
+   * through to the provider unchanged.
+   */
   endpoints: Partial<Record<Exclude<EndpointKind, 'proxy'>, EndpointTranslator>>;
   /** Maps a provider's error body to a message; absent: OpenAI's `{error: {message, type, code, param}}`. */
   error?(json: unknown, status: number): ProviderErrorInfo | undefined;

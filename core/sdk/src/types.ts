@@ -5,8 +5,11 @@ export interface JsonObject {
   [key: string]: Json;
 }
 
-/** The first-class endpoints, plus `proxy` for any other provider path (passed through unchanged). */
-export type EndpointKind = 'chatComplete' | 'complete' | 'embed' | 'moderate' | 'proxy';
+/**
+ * The first-class endpoints, `listModels` (GET /v1/models: translated when the provider has a model list of its
+ * own shape, passed through otherwise), and `proxy` for any other provider path (passed through unchanged).
+ */
+export type EndpointKind = 'chatComplete' | 'complete' | 'embed' | 'moderate' | 'listModels' | 'proxy';
 
 export interface Logger {
   debug(obj: object | string, msg?: string): void;

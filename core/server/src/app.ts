@@ -94,7 +94,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
 
   const gatewayCall = (request: Request) => {
     const { pathname, search } = splitUrl(request.url);
-    const endpoint = request.method === 'POST' ? FIRST_CLASS[pathname] : undefined;
+    const endpoint =
+      request.method === 'POST' ? FIRST_CLASS[pathname] : request.method === 'GET' && pathname === '/v1/models' ? 'listModels' : undefined;
     return handleGatewayCall(request, endpoint ?? 'proxy', pathname.slice(3), search, deps);
   };
 

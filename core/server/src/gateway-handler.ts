@@ -78,7 +78,7 @@ export async function handleGatewayCall(request: Request, endpoint: EndpointKind
   try {
     rawBody = await readBody(request, deps.maxBodyBytes, values['content-length']);
     metadata = parseMetadata(values['x-gateway-metadata']);
-    if (endpoint !== 'proxy') {
+    if (endpoint !== 'proxy' && endpoint !== 'listModels') {
       body = parseJsonObject(rawBody);
       validateBody(endpoint, body);
     }

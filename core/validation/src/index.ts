@@ -18,7 +18,7 @@ export { EmbeddingBodySchema } from './embeddings.ts';
 export { ModerationBodySchema } from './moderations.ts';
 
 /** The endpoints with a body of their own; `proxy` bodies go to the provider unread. */
-export type BodyEndpoint = Exclude<EndpointKind, 'proxy'>;
+export type BodyEndpoint = Exclude<EndpointKind, 'proxy' | 'listModels'>;
 
 const VALIDATORS: Readonly<Record<BodyEndpoint, BodyValidator>> = {
   chatComplete: chatValidator,
