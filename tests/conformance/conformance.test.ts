@@ -33,7 +33,8 @@ function clientFor(server: StartedServer): OpenAI {
     apiKey: server.headers.authorization?.replace(/^Bearer /, '') ?? 'unused',
     maxRetries: 0,
     defaultHeaders: { ...server.headers, 'x-gateway-api-key': TEST_ADMIN_KEY },
-    fetch: (url: string | URL | Request, init?: RequestInit) => gateway.handle(new Request(url instanceof URL ? url.href : url, init)),
+    fetch: (url: string | URL | Request, init?: RequestInit) =>
+      gateway.handle(url instanceof Request ? new Request(url, init) : new Request(url instanceof URL ? url.href : url, init)),
   });
 }
 
