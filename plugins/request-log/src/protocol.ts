@@ -8,8 +8,20 @@ export type ToWorker =
   | { type: 'init'; url: string; reader?: ReaderOptions; settings: WriteSettings }
   /** One part of batch `id`; the batch is written when its `last` part arrives (`total`: entries in the batch). */
   | { type: 'write'; id: number; entries: WireEntry[]; pack: Uint8Array | null; last: boolean; total: number }
-  /** The same with the entries as one JSON text: structured-cloning objects cost the main thread ~5x more. */
-  | { type: 'write-json'; id: number; json: string; pack: Uint8Array | null; last: boolean; total: number }
+  /**
+   * The same with the entries as one JSON text, their response bodies left out of it and sent joined in one string
+   * with their lengths (JSON-escaping the bodies was the main thread's largest cost of logging).
+   */
+  | {
+      type: 'write-json';
+      id: number;
+      json: string;
+      bodies: string;
+      bodyLengths: number[];
+      pack: Uint8Array | null;
+      last: boolean;
+      total: number;
+    }
   /** Close the database; answered with `closed`. */
   | { type: 'close' };
 

@@ -143,10 +143,18 @@ export class WorkerWriter implements BatchWriter {
   }
 
   private send(worker: Worker, message: ToWorker, transfer?: ArrayBuffer[]): void {
-    const wire: ToWorker =
-      message.type === 'write'
-        ? { type: 'write-json', id: message.id, json: JSON.stringify(message.entries), pack: message.pack, last: message.last, total: message.total }
-        : message;
+    let wire: ToWorker = message;
+    if (message.type === 'write') {
+      const bodies: string[] = [];
+      const bodyLengths: number[] = [];
+      const entries = message.entries.map((entry) => {
+        const body = entry.responseBody;
+        bodyLengths.push(body === null ? -1 : body.length);
+        if (body !== null) bodies.push(body);
+        return body === null ? entry : { ...entry, responseBody: null };
+      });
+      wire = { type: 'write-json', id: message.id, json: JSON.stringify(entries), bodies: bodies.join(''), bodyLengths, pack: message.pack, last: message.last, total: message.total };
+    }
     if (transfer?.length) worker.postMessage(wire, transfer);
     else worker.postMessage(wire);
   }

@@ -52,6 +52,14 @@ async function handle(message: ToWorker): Promise<void> {
       let entries: WireEntry[];
       try {
         entries = JSON.parse(message.json) as WireEntry[];
+        // Response bodies travel joined, outside the JSON: put each back on its entry.
+        let offset = 0;
+        entries.forEach((entry, i) => {
+          const length = message.bodyLengths[i] ?? -1;
+          if (length < 0) return;
+          entry.responseBody = message.bodies.slice(offset, offset + length);
+          offset += length;
+        });
       } catch (err) {
         send({ type: 'failed', id: message.id, error: reason(err) });
         return;
