@@ -251,19 +251,29 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
 }
 
 /** A whole JSON answer: its Response is built only if something asks for it (the server builds its own). */
+class WholeAnswer implements AttemptResult {
+  readonly answer: { text: string; status: number; contentType: string };
+  readonly settled: Promise<SettledBody>;
+  private built: Response | undefined;
+
+  constructor(
+    text: string,
+    readonly status: number,
+    readonly providerId: string,
+    readonly upstreamLatencyMs: number,
+  ) {
+    this.answer = { text, status, contentType: 'application/json' };
+    this.settled = settledNow(text);
+  }
+
+  get response(): Response {
+    this.built ??= new Response(this.answer.text, { status: this.status, headers: JSON_HEADERS });
+    return this.built;
+  }
+}
+
 function wholeAnswer(text: string, status: number, providerId: string, upstreamLatencyMs: number): AttemptResult {
-  let response: Response | undefined;
-  return {
-    get response() {
-      response ??= new Response(text, { status, headers: JSON_HEADERS });
-      return response;
-    },
-    answer: { text, status, contentType: 'application/json' },
-    status,
-    providerId,
-    upstreamLatencyMs,
-    settled: settledNow(text),
-  };
+  return new WholeAnswer(text, status, providerId, upstreamLatencyMs);
 }
 
 function passthroughResult(

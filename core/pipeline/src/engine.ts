@@ -42,7 +42,10 @@ const NEVER_RETRIED = new Set(['context_length_exceeded', 'content_policy_violat
  * whole answer builds only when somebody needs it.
  */
 function routed(result: AttemptResult, index: string, retries: number): RoutedResult {
-  return Object.assign(result, { index, retries });
+  const out = result as RoutedResult;
+  out.index = index;
+  out.retries = retries;
+  return out;
 }
 
 /** Discards an answer that will not be sent (its body would otherwise hold a connection). */

@@ -14,6 +14,12 @@ class Histogram {
   }
 }
 
+interface Series {
+  byStatus: Map<number, { labels: string; count: number }>;
+  latency: Histogram;
+  upstream: Histogram;
+}
+
 const escape = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 
 export class Metrics {
@@ -22,17 +28,31 @@ export class Metrics {
   private readonly upstream = new Map<string, { labels: string; h: Histogram }>();
   private readonly started = Date.now();
 
+  /** Per endpoint and provider, the series they feed: found with two Map lookups and no string building. */
+  private readonly series = new Map<string, Map<string, Series>>();
+
   record(endpoint: string, provider: string | undefined, status: number, latencyMs: number, upstreamMs: number | undefined): void {
     const p = provider ?? 'none';
-    const key = `${endpoint}|${p}|${status}`;
-    let counter = this.requests.get(key);
+    let byProvider = this.series.get(endpoint);
+    if (!byProvider) this.series.set(endpoint, (byProvider = new Map()));
+    let series = byProvider.get(p);
+    if (!series) {
+      series = {
+        byStatus: new Map(),
+        latency: this.histogram(this.latency, `${endpoint}|${p}`, () => `endpoint="${escape(endpoint)}",provider="${escape(p)}"`),
+        upstream: this.histogram(this.upstream, p, () => `provider="${escape(p)}"`),
+      };
+      byProvider.set(p, series);
+    }
+    let counter = series.byStatus.get(status);
     if (!counter) {
       counter = { labels: `endpoint="${escape(endpoint)}",provider="${escape(p)}",status="${status}"`, count: 0 };
-      this.requests.set(key, counter);
+      series.byStatus.set(status, counter);
+      this.requests.set(`${endpoint}|${p}|${status}`, counter);
     }
     counter.count++;
-    this.histogram(this.latency, `${endpoint}|${p}`, () => `endpoint="${escape(endpoint)}",provider="${escape(p)}"`).observe(latencyMs);
-    if (upstreamMs !== undefined) this.histogram(this.upstream, p, () => `provider="${escape(p)}"`).observe(upstreamMs);
+    series.latency.observe(latencyMs);
+    if (upstreamMs !== undefined) series.upstream.observe(upstreamMs);
   }
 
   /** Label strings are built once per series, not per request. */
