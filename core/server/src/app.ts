@@ -34,12 +34,13 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-const FIRST_CLASS: Record<string, EndpointKind> = {
+/** Indexed by the request path: no prototype, so no path can reach an inherited property. */
+const FIRST_CLASS: Readonly<Record<string, EndpointKind | undefined>> = Object.assign(Object.create(null) as Record<string, EndpointKind>, {
   '/v1/chat/completions': 'chatComplete',
   '/v1/completions': 'complete',
   '/v1/embeddings': 'embed',
   '/v1/moderations': 'moderate',
-};
+} satisfies Record<string, EndpointKind>);
 
 /** Path and query of an absolute request URL, without building a URL object on every request. */
 export function splitUrl(url: string): { pathname: string; search: string } {
@@ -139,7 +140,16 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     state,
     logger,
     metrics,
-    handle: (request) => app.handle(request),
+    // The four first-class routes (nearly all traffic) go straight to the gateway call; everything else through
+    // Elysia's router. Saves Elysia's per-request context on the hot path (~0.7 µs of ~17).
+    handle: (request) => {
+      if (request.method === 'POST') {
+        const { pathname, search } = splitUrl(request.url);
+        const endpoint = FIRST_CLASS[pathname];
+        if (endpoint) return handleGatewayCall(request, endpoint, pathname.slice(3), search, deps);
+      }
+      return app.handle(request);
+    },
     async close() {
       if (closed) return;
       closed = true;
