@@ -13,7 +13,9 @@
 //   retry strategy, ≤ 2 s between attempts), the circuits opened during the outage are written back to the store,
 //   and circuits are shared again: failures counted across both processes open a new circuit after 3 in total, and
 //   the process that did not open it stops calling the primary within ~1 s;
-// - Redis frozen (SIGSTOP: connections stay open, nothing answers): requests are still answered within ~1 s.
+// - Redis frozen (SIGSTOP: connections stay open, nothing answers): requests are still answered 200 within ~1 s
+//   (each store call is given up after 250 ms; up to three of them in a row: ~750 ms observed), failures are
+//   again counted per process, and circuits are shared again once it answers.
 
 import { afterAll, describe, expect, test } from 'bun:test';
 import type { OpenAIMock } from '../mocks/openai-server.ts';
@@ -23,6 +25,12 @@ import { logLines, MIN_COOLDOWN_MS, REFRESH_MS, STORE_PREFIX, useTwoGateways, wa
 const T = 30_000;
 /** "each request answers within ~1 s" while Redis is down. */
 const FAST_MS = 1_000;
+/**
+ * Frozen Redis: every store call waits the breaker's full 250 ms before it is skipped, and a request makes up to
+ * three of them one after the other (first attempt of a circuit: read its marker, count the failure, then the
+ * fallback target's first read), so ~750 ms is expected there; the bound keeps a little slack for a loaded machine.
+ */
+const FROZEN_MS = 1_200;
 const stack = useTwoGateways(4);
 const run = crypto.randomUUID().slice(0, 8);
 /** How long Redis stays down at least: long enough for ioredis's reconnect delay to reach its 2 s ceiling. */
@@ -166,6 +174,7 @@ describe('Redis stopped and restarted under two gateway processes', () => {
     const { redis } = stack();
     expect(await redis.command('ping').catch(() => 'down')).toBe('down');
     // Still serving while it stays down (ioredis keeps retrying in the background meanwhile).
+    resetMocks();
     const [A, B] = pairOf(false);
     const via = stack().gws.map((gw) => client(gw, fallbackConfig(A, B, 'long-outage')));
     for (let i = 0; Date.now() - killedAt < OUTAGE_MS; i++) {
@@ -179,7 +188,7 @@ describe('Redis stopped and restarted under two gateway processes', () => {
     const ms = await waitFor('both gateways reconnected', async () => (await redis.clientCount()) === 2, 10_000);
     console.info(`[redis-outage] both gateways reconnected ${ms} ms after redis-server answered PING again`);
     // The circuits each process opened on its own during the outage (one per mode) are written to the empty store
-    // by the background refresh once it answers again (both processes write the same circuit: 2 markers in all).
+    // by the background refresh once it answers again (one key per circuit, whichever process writes it: 2 markers in all).
     await waitFor('outage circuits written back to Redis', async () => (await openMarkers()).filter((u) => u > Date.now()).length === 2, 2_000);
     for (const gw of stack().gws) await waitFor('"reachable again" logged', () => logLines(gw, 'reachable again').length > 0, 2_000);
   }, T);
@@ -205,11 +214,11 @@ describe('Redis stopped and restarted under two gateway processes', () => {
           const ok = await ask(client(gw, healthy), stream, `frozen ${mode} ${i}`);
           expectOk(ok, `frozen ${mode} ${i}`, 'config.targets[0]');
           note('frozen', ok);
-          expect(ok.ms).toBeLessThan(FAST_MS);
+          expect(ok.ms).toBeLessThan(FROZEN_MS);
           const failedOver = await ask(client(gw, failing), stream, `frozen fo ${mode} ${i}`);
           expectOk(failedOver, `frozen fo ${mode} ${i}`, 'config.targets[1]');
           note('frozen', failedOver);
-          expect(failedOver.ms).toBeLessThan(FAST_MS);
+          expect(failedOver.ms).toBeLessThan(FROZEN_MS);
         }
       }
     } finally {

@@ -372,6 +372,22 @@ describe('shared state', () => {
     expect(performance.now() - started).toBeLessThan(500);
     expect(breaker.view()[0]?.status).toBe('open');
   });
+
+  test('once the store is known to be down, requests stop asking it; the refresh notices it is back', async () => {
+    const store = new FakeStore('redis');
+    const breaker = new CircuitBreaker({ state: store, storeWaitMs: 20 });
+    const config: GatewayConfig = { provider: 'a', cb_config: { failure_threshold: 100, cooldown_interval: COOLDOWN } };
+    const attempt = { index: 'config', target: config, provider: { id: 'p' } as ProviderAdapter, retry: 0 };
+    store.down = true;
+    await breaker.stage.run(request(config), attempt, async () => result(503)); // discovers the outage
+    const before = store.calls;
+    for (let i = 0; i < 5; i++) await breaker.stage.run(request(config), attempt, async () => result(503));
+    expect(store.calls).toBe(before); // no request waited on the store
+    store.down = false;
+    await breaker.refresh();
+    await breaker.stage.run(request(config), attempt, async () => result(503));
+    expect(store.calls).toBeGreaterThan(before + 1); // shared again
+  });
 });
 
 describe('plugin', () => {

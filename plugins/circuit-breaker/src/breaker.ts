@@ -207,7 +207,9 @@ export class CircuitBreaker {
         if (!busy && now - c.seenAt > IDLE_MS) this.circuits.delete(c.id);
         else live.push(c);
       }
-      await Promise.all(live.map((c) => this.sync(c)));
+      await Promise.all(live.map((c) => this.sync(c, true)));
+      // While the store is down, the refresh is what notices it is back (requests no longer ask it).
+      if (this.degraded && live.length === 0) await this.store(() => this.state.get(`${this.prefix}ping`), true);
     };
     this.refreshing = run().finally(() => {
       this.refreshing = undefined;
@@ -378,9 +380,9 @@ export class CircuitBreaker {
   }
 
   /** Reads the circuit's open marker and applies it, unless the local view changed meanwhile. */
-  private async sync(circuit: Circuit): Promise<void> {
+  private async sync(circuit: Circuit, background = false): Promise<void> {
     const version = circuit.version;
-    const value = await this.store(() => this.state.get(circuit.openKey));
+    const value = await this.store(() => this.state.get(circuit.openKey), background);
     circuit.synced = true;
     if (value === FAILED || circuit.version !== version) return;
     if (circuit.localOnly) {
@@ -414,8 +416,13 @@ export class CircuitBreaker {
     }
   }
 
-  /** Runs a store operation; on rejection or slowness answers FAILED and the breaker degrades to its local view. */
-  private async store<T>(op: () => Promise<T>): Promise<Stored<T>> {
+  /**
+   * Runs a store operation; on rejection or slowness answers FAILED and the breaker degrades to its local view.
+   * While degraded, operations on the request path are not tried at all (each would wait out the timeout on a
+   * hanging store); only the background refresh tries the store, and its first success ends the degradation.
+   */
+  private async store<T>(op: () => Promise<T>, background = false): Promise<Stored<T>> {
+    if (this.degraded && !background) return FAILED;
     try {
       const value = await withTimeout(op(), this.storeWaitMs);
       if (this.degraded) {
