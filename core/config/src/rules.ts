@@ -35,6 +35,8 @@ const PROPERTY_SETS: readonly (readonly string[])[] = [
   // Not in SPEC.md's list, but the same thing under another name: `Authorization` is the api key in bearer form,
   // and a `@slug` provider carries stored credentials the way a virtual key does (SPEC.md recommends slugs).
   ['provider', 'Authorization'],
+  // An Entra ID service principal is the Azure-style provider's credential in place of an api key.
+  ['provider', 'svcB_entra_tenant_id', 'svcB_entra_client_id', 'svcB_entra_client_secret'],
 ];
 const SETS_TEXT = PROPERTY_SETS.map((set) => set.join('+')).join(', ');
 

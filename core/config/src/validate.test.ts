@@ -59,6 +59,7 @@ const PROPERTY_SET_EXAMPLES: Record<string, Record<string, unknown>> = {
   output_guardrails: { output_guardrails: [{ async: true, 'default.jsonSchema': { schema: {} }, on_fail: { deny: false, feedback: { weight: 2 } } }] },
   passthrough: { passthrough: true, custom_host: 'https://llm.internal.example/v1' },
   'provider+Authorization': { provider: 'openai', Authorization: 'Bearer sk-x' },
+  'provider+svcB_entra_tenant_id+svcB_entra_client_id+svcB_entra_client_secret': { provider: 'azure-openai', svcB_entra_tenant_id: 't', svcB_entra_client_id: 'c', svcB_entra_client_secret: 's' },
   '@slug provider': { provider: '@openai-prod' },
 };
 
@@ -355,7 +356,7 @@ const SETS_LIST =
   'request_timeout, provider+svcA_access_key_id+svcA_secret_access_key, provider+svcC_region+svcC_service_account_json, ' +
   'provider+svcC_region+svcC_project_id, provider+svcB_deployment_name+svcB_deployment_type+svcB_region+svcB_api_version, ' +
   'provider+svcB_endpoint_name+svcB_deployment_type, after_request_hooks, before_request_hooks, input_guardrails, ' +
-  'output_guardrails, passthrough, provider+Authorization';
+  'output_guardrails, passthrough, provider+Authorization, provider+svcB_entra_tenant_id+svcB_entra_client_id+svcB_entra_client_secret';
 
 describe('hardening', () => {
   test('__proto__, constructor and prototype keys anywhere', () => {

@@ -21,8 +21,13 @@ export function validateConfig(value: unknown): ConfigValidation {
   if (scanned.fatal) return { ok: false, violations: scanned.violations };
 
   const violations = [...scanned.violations];
-  if (!compiled.Check(value)) violations.push(...schemaViolations(compiled.Errors(value), value, scanned.forbidden));
-  violations.push(...ruleViolations(value));
+  try {
+    if (!compiled.Check(value)) violations.push(...schemaViolations(compiled.Errors(value), value, scanned.forbidden));
+    violations.push(...ruleViolations(value));
+  } catch {
+    // Only a value JSON could never produce (an array whose prototype was swapped, say) gets here.
+    return { ok: false, violations: ['config: must be plain JSON data'] };
+  }
 
   if (violations.length > 0) return { ok: false, violations: [...new Set(violations)] };
   return { ok: true, config: value as GatewayConfig };

@@ -9,6 +9,10 @@ const NEVER_FORWARDED = new Set([
   'upgrade',
   'content-length',
   'authorization',
+  // Provider credentials in other headers: the adapter sets the target's own, a client's never pass.
+  'api-key',
+  'x-api-key',
+  'x-goog-api-key',
   'cookie',
   'forwarded',
   'x-real-ip',

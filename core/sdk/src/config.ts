@@ -148,6 +148,10 @@ export const ConfigSchema = Type.Recursive(
         svcB_api_version: Str(),
         svcB_deployment_type: opt(Type.Union([Type.Literal('serverless'), Type.Literal('managed')])),
         svcB_entra_scope: Str(),
+        // Microsoft Entra ID service principal (client-credentials grant) for the Azure-style provider.
+        svcB_entra_tenant_id: Str(),
+        svcB_entra_client_id: Str(),
+        svcB_entra_client_secret: Str(),
         svcB_resource_name: Str(),
         svcB_deployment_id: Str(),
         svcB_model_name: Str(),

@@ -22,6 +22,8 @@ export const REDACTED_PATHS = [
   '*.svcA_session_token',
   'svcC_service_account_json',
   '*.svcC_service_account_json',
+  'svcB_entra_client_secret',
+  '*.svcB_entra_client_secret',
 ];
 
 export function createLogger(level: string, destination?: pino.DestinationStream): pino.Logger {

@@ -1,4 +1,5 @@
 import type { StreamEvent, StreamFraming } from '@gateway/sdk';
+import { AwsEventStreamDecoder } from './aws-eventstream.ts';
 
 /** Turns bytes into events, incrementally; `end()` returns what is left and whether the framing was cut. */
 export interface FrameDecoder {
@@ -79,6 +80,7 @@ export class NdjsonDecoder implements FrameDecoder {
 const decoders = new Map<StreamFraming, () => FrameDecoder>([
   ['sse', () => new SseDecoder()],
   ['ndjson', () => new NdjsonDecoder()],
+  ['aws-eventstream', () => new AwsEventStreamDecoder()],
 ]);
 
 /** Lets other framings (aws-eventstream, json-array) be added without touching the relay. */
