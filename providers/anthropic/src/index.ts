@@ -1,0 +1,61 @@
+/**
+ * The `anthropic` provider: OpenAI chat completions over Anthropic's Messages API (POST /v1/messages), and
+ * GET /v1/models in OpenAI's list shape. Anthropic has no embeddings, moderations or text-completion endpoint of
+ * OpenAI's kind, so those are not offered.
+ *
+ * The translators are pure functions exported for platforms that host Anthropic models with the same body
+ * (Vertex AI rawPredict / streamRawPredict: `toAnthropicRequest(body, target, ctx, {vertex: true})`).
+ */
+import { targetKey } from '@gateway/provider-openai-compatible';
+import { definePlugin, type ProviderAdapter, type ProviderCall, type TargetConfig } from '@gateway/sdk';
+import { anthropicErrorInfo } from './errors.ts';
+import { toAnthropicRequest } from './request.ts';
+import { fromAnthropicModelList, fromAnthropicResponse } from './response.ts';
+import { ANTHROPIC_BASE_URL, ANTHROPIC_VERSION } from './shared.ts';
+import { anthropicEventToChunks } from './stream.ts';
+
+export { anthropicErrorInfo, anthropicStreamError, statusOfErrorType } from './errors.ts';
+export { type AnthropicRequestOptions, toAnthropicRequest } from './request.ts';
+export { fromAnthropicModelList, fromAnthropicResponse, toFinishReason, toOpenAIUsage } from './response.ts';
+export {
+  ANTHROPIC_BASE_URL,
+  ANTHROPIC_VERSION,
+  DEFAULT_MAX_TOKENS,
+  JSON_TOOL_NAME,
+  VERTEX_ANTHROPIC_VERSION,
+} from './shared.ts';
+export { type AnthropicStreamOptions, anthropicEventToChunks } from './stream.ts';
+
+/**
+ * `x-api-key` from the target's key and `anthropic-version: 2023-06-01`, unless the client forwarded its own version
+ * (config `forward_headers`, which is also the only way `anthropic-beta` reaches Anthropic).
+ */
+export function authorizeAnthropic(call: ProviderCall, target: TargetConfig): ProviderCall {
+  const headers: Record<string, string> = { ...call.headers };
+  const key = targetKey(target);
+  if (key) headers['x-api-key'] = key;
+  headers['anthropic-version'] ??= ANTHROPIC_VERSION;
+  return { ...call, headers };
+}
+
+export const anthropic: ProviderAdapter = {
+  id: 'anthropic',
+  baseUrl: () => ANTHROPIC_BASE_URL,
+  authorize: authorizeAnthropic,
+  endpoints: {
+    chatComplete: {
+      path: () => '/messages',
+      request: (body, target, ctx) => toAnthropicRequest(body, target, ctx),
+      response: (json, ctx) => fromAnthropicResponse(json, ctx),
+      stream: { framing: 'sse', toChunks: (event, state, ctx) => anthropicEventToChunks(event, state, ctx) },
+    },
+    listModels: {
+      // Anthropic pages by 20 by default; one page of up to 1000 holds every model it offers.
+      path: () => '/models?limit=1000',
+      response: (json) => fromAnthropicModelList(json),
+    },
+  },
+  error: anthropicErrorInfo,
+};
+
+export default definePlugin({ setup: (api) => api.provider(anthropic) });

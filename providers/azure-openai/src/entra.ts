@@ -1,0 +1,184 @@
+/**
+ * Microsoft Entra ID access tokens by the OAuth 2.0 client-credentials grant
+ * (`POST <authority>/<tenant>/oauth2/v2.0/token`, form `grant_type=client_credentials&client_id&client_secret&scope`),
+ * cached per (authority, tenant, client, secret, scope) until shortly before they expire. Concurrent requests for the
+ * same token share one token request; a refresh that fails while the old token is still valid keeps using it.
+ */
+import { createHash } from 'node:crypto';
+import { Errors, GatewayError } from '@gateway/sdk';
+
+export const DEFAULT_AUTHORITY_HOST = 'https://login.microsoftonline.com';
+/** Azure OpenAI and the Azure AI services (serverless endpoints included). */
+export const COGNITIVE_SERVICES_SCOPE = 'https://cognitiveservices.azure.com/.default';
+/** Azure Machine Learning managed online endpoints. */
+export const AZURE_ML_SCOPE = 'https://ml.azure.com/.default';
+
+export interface EntraCredentials {
+  tenantId: string;
+  clientId: string;
+  clientSecret: string;
+  scope: string;
+}
+
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+export interface EntraTokenOptions {
+  /** Authority host, e.g. `https://login.microsoftonline.com` (sovereign clouds, tests). */
+  authorityHost?: string;
+  /** Milliseconds since the epoch; injectable for tests. */
+  now?: () => number;
+  fetch?: FetchLike;
+  /** Tokens kept at most (oldest dropped first). */
+  maxEntries?: number;
+  /** Time allowed for one token request. */
+  timeoutMs?: number;
+  /** Refresh this long before expiry at most (a short-lived token is refreshed after 90% of its life). */
+  refreshMarginMs?: number;
+}
+
+interface Entry {
+  token?: string;
+  /** When the token stops being valid. */
+  expiresAt: number;
+  /** When a new token is requested instead of serving this one. */
+  refreshAt: number;
+  pending?: Promise<string>;
+}
+
+/** Tenant ids are GUIDs or domain names: anything else would change the token URL's path. */
+const TENANT = /^[A-Za-z0-9][A-Za-z0-9.-]{0,252}$/;
+
+export class EntraTokens {
+  readonly authorityHost: string;
+  private readonly now: () => number;
+  private readonly fetch: FetchLike;
+  private readonly maxEntries: number;
+  private readonly timeoutMs: number;
+  private readonly refreshMarginMs: number;
+  private readonly entries = new Map<string, Entry>();
+  /** Token requests made, for tests and metrics. */
+  requests = 0;
+
+  constructor(options: EntraTokenOptions = {}) {
+    this.authorityHost = (options.authorityHost ?? DEFAULT_AUTHORITY_HOST).replace(/\/+$/, '');
+    this.now = options.now ?? Date.now;
+    this.fetch = options.fetch ?? ((url, init) => fetch(url, init));
+    this.maxEntries = options.maxEntries ?? 1000;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.refreshMarginMs = options.refreshMarginMs ?? 5 * 60_000;
+  }
+
+  tokenUrl(tenantId: string): string {
+    if (!TENANT.test(tenantId)) throw Errors.badRequest('svcB_entra_tenant_id must be a tenant id (GUID) or a domain name', 'svcB_entra_tenant_id');
+    return `${this.authorityHost}/${tenantId}/oauth2/v2.0/token`;
+  }
+
+  /** A cached token that needs no refresh yet: lets a caller stay synchronous on the common path. */
+  peek(credentials: EntraCredentials): string | undefined {
+    const entry = this.entries.get(this.key(credentials));
+    return entry?.token !== undefined && this.now() < entry.refreshAt ? entry.token : undefined;
+  }
+
+  /** A valid token: the cached one, or a new one from the token endpoint. */
+  get(credentials: EntraCredentials, providerId = 'azure-openai'): Promise<string> {
+    const key = this.key(credentials);
+    const entry = this.entries.get(key);
+    const now = this.now();
+    if (entry?.token !== undefined && now < entry.refreshAt) return Promise.resolve(entry.token);
+    if (entry?.pending) return entry.pending;
+
+    const slot: Entry = entry ?? { expiresAt: 0, refreshAt: 0 };
+    const pending = this.request(credentials, providerId).then(
+      ({ token, lifetimeMs }) => {
+        const obtained = this.now();
+        slot.token = token;
+        slot.expiresAt = obtained + lifetimeMs;
+        slot.refreshAt = obtained + lifetimeMs - Math.min(this.refreshMarginMs, lifetimeMs / 10);
+        slot.pending = undefined;
+        return token;
+      },
+      (error: unknown) => {
+        slot.pending = undefined;
+        // A refresh that failed early: the old token is still good until it expires.
+        if (slot.token !== undefined && this.now() < slot.expiresAt) return slot.token;
+        this.entries.delete(key);
+        throw error;
+      },
+    );
+    slot.pending = pending;
+    if (!entry) this.remember(key, slot);
+    return pending;
+  }
+
+  /** Forgets every token (tests; a rotated secret makes its own key anyway). */
+  clear(): void {
+    this.entries.clear();
+  }
+
+  private remember(key: string, entry: Entry): void {
+    this.entries.set(key, entry);
+    while (this.entries.size > this.maxEntries) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.entries.delete(oldest);
+    }
+  }
+
+  private key(c: EntraCredentials): string {
+    // The secret is part of the key (a rotated secret gets a new token) but only as a digest.
+    const secret = createHash('sha256').update(c.clientSecret).digest('base64url');
+    return [this.authorityHost, c.tenantId, c.clientId, secret, c.scope].join('\n');
+  }
+
+  private async request(c: EntraCredentials, providerId: string): Promise<{ token: string; lifetimeMs: number }> {
+    const url = this.tokenUrl(c.tenantId);
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: c.clientId,
+      client_secret: c.clientSecret,
+      scope: c.scope,
+    });
+    this.requests++;
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: form.toString(),
+        signal: AbortSignal.timeout(this.timeoutMs),
+        redirect: 'manual',
+      });
+      text = await response.text();
+    } catch (error) {
+      throw Errors.upstreamUnreachable(providerId, `Microsoft Entra ID token endpoint: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    let json: Record<string, unknown> | undefined;
+    try {
+      const parsed: unknown = JSON.parse(text);
+      json = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
+    } catch {
+      json = undefined;
+    }
+    if (!response.ok) {
+      const code = typeof json?.error === 'string' ? json.error : null;
+      const description = typeof json?.error_description === 'string' ? json.error_description : text.trim();
+      throw new GatewayError({
+        code: 'provider_authentication_failed',
+        type: 'authentication_error',
+        status: response.status >= 500 ? 502 : 401,
+        message: `${providerId}: Microsoft Entra ID refused the client-credentials token request (${response.status}${code ? ` ${code}` : ''}): ${description.slice(0, 500) || 'no details'}`,
+        retryable: response.status >= 500 || response.status === 429,
+        extra: { provider: providerId },
+      });
+    }
+    const token = json?.access_token;
+    if (typeof token !== 'string' || token === '') {
+      throw Errors.upstreamInvalid(providerId, 'the Microsoft Entra ID token answer has no access_token');
+    }
+    // expires_in is seconds (a number; some authorities send it as a string). Unknown: assume a short life.
+    const seconds = Number(json?.expires_in);
+    const lifetimeMs = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 5 * 60_000;
+    return { token, lifetimeMs };
+  }
+}

@@ -1,0 +1,31 @@
+import type { TargetConfig } from '@gateway/sdk';
+
+/**
+ * Fields this provider reads beyond the config schema of `@gateway/sdk`: the Microsoft Entra ID client-credentials
+ * of a service principal. They reach a target from an integration or a virtual key (the closed config schema does not
+ * accept them in `x-gateway-config` yet; see the README).
+ */
+export interface EntraFields {
+  svcB_entra_tenant_id?: string;
+  svcB_entra_client_id?: string;
+  svcB_entra_client_secret?: string;
+}
+
+export type AzureTarget = TargetConfig & EntraFields;
+
+/** Which Azure API a target addresses. */
+export type AzureForm = 'openai' | 'serverless' | 'managed';
+
+/** `svcB_deployment_type` picks the Azure AI endpoint forms; otherwise the adapter's own default form. */
+export function formOf(target: TargetConfig, fallback: AzureForm): AzureForm {
+  const type = target.svcB_deployment_type;
+  return type === 'serverless' || type === 'managed' ? type : fallback;
+}
+
+/** A non-empty string field, trimmed; undefined otherwise. */
+export function field(target: TargetConfig, name: string): string | undefined {
+  const value = (target as Record<string, unknown>)[name];
+  if (typeof value !== 'string') return undefined;
+  const trimmed = value.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
