@@ -169,8 +169,15 @@ export class EventStreamMessageDecoder {
   /** Bytes needed before decoding is worth trying: a prelude, or the whole message once its length is known. */
   private need = PRELUDE;
 
-  /** Returns every message completed by `chunk`. Throws on a malformed frame. */
+  /** A malformed frame met after whole messages of the same read: thrown by the next call, once those are out. */
+  private failed: Error | undefined;
+
+  /**
+   * Returns every message completed by `chunk`. Throws on a malformed frame; messages before it in the same read
+   * are returned first and the error is thrown by the next call.
+   */
   push(chunk: Uint8Array): EventStreamMessage[] {
+    if (this.failed) throw this.failed;
     if (!chunk.byteLength) return [];
     this.chunks.push(chunk);
     this.size += chunk.byteLength;
@@ -180,24 +187,32 @@ export class EventStreamMessageDecoder {
     const out: EventStreamMessage[] = [];
     let offset = 0;
     let need = PRELUDE;
-    while (bytes.byteLength - offset >= PRELUDE) {
-      const total = view.getUint32(offset);
-      const headersLength = view.getUint32(offset + 4);
-      const preludeCrc = view.getUint32(offset + 8);
-      const computed = crc32(bytes, offset, offset + 8);
-      if (preludeCrc !== computed) {
-        throw new AwsEventStreamError(`event-stream prelude CRC mismatch (expected ${preludeCrc.toString(16)}, computed ${computed.toString(16)})`);
+    try {
+      while (bytes.byteLength - offset >= PRELUDE) {
+        const total = view.getUint32(offset);
+        const headersLength = view.getUint32(offset + 4);
+        const preludeCrc = view.getUint32(offset + 8);
+        const computed = crc32(bytes, offset, offset + 8);
+        if (preludeCrc !== computed) {
+          throw new AwsEventStreamError(`event-stream prelude CRC mismatch (expected ${preludeCrc.toString(16)}, computed ${computed.toString(16)})`);
+        }
+        if (total < OVERHEAD || total > MAX_MESSAGE) throw new AwsEventStreamError(`event-stream message length ${total} is out of range`);
+        if (headersLength > MAX_HEADERS || headersLength > total - OVERHEAD) {
+          throw new AwsEventStreamError(`event-stream headers length ${headersLength} does not fit a message of ${total} bytes`);
+        }
+        if (bytes.byteLength - offset < total) {
+          need = total;
+          break;
+        }
+        out.push(parseMessage(bytes, view, offset, total, headersLength));
+        offset += total;
       }
-      if (total < OVERHEAD || total > MAX_MESSAGE) throw new AwsEventStreamError(`event-stream message length ${total} is out of range`);
-      if (headersLength > MAX_HEADERS || headersLength > total - OVERHEAD) {
-        throw new AwsEventStreamError(`event-stream headers length ${headersLength} does not fit a message of ${total} bytes`);
-      }
-      if (bytes.byteLength - offset < total) {
-        need = total;
-        break;
-      }
-      out.push(parseMessage(bytes, view, offset, total, headersLength));
-      offset += total;
+    } catch (error) {
+      this.chunks = [];
+      this.size = 0;
+      if (!out.length) throw error;
+      this.failed = error as Error;
+      return out;
     }
     // Keep only the unfinished tail, copied: the caller may reuse the buffer it passed in.
     const rest = bytes.byteLength - offset;
@@ -207,12 +222,18 @@ export class EventStreamMessageDecoder {
     return out;
   }
 
+  /** Throws the malformed frame still to report, if any. */
+  check(): void {
+    if (this.failed) throw this.failed;
+  }
+
   /** Bytes of an unfinished message still held. */
   get pending(): number {
     return this.size;
   }
 
   reset(): void {
+    this.failed = undefined;
     this.chunks = [];
     this.size = 0;
     this.need = PRELUDE;
@@ -240,6 +261,7 @@ export class AwsEventStreamDecoder implements FrameDecoder {
   }
 
   end(): { events: StreamEvent[]; truncated: boolean } {
+    this.messages.check();
     const truncated = this.messages.pending > 0;
     this.messages.reset();
     return { events: [], truncated };

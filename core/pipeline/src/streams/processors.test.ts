@@ -141,3 +141,27 @@ describe('OpenAiSsePassThrough: a malformed event after valid ones in the same r
     expect(new TextDecoder().decode(prefix)).toBe('data: {"a":1}\n\ndata: {"b":2}\n\n');
   });
 });
+
+describe('TranslatingProcessor: an adapter that throws on an event', () => {
+  test('the chunks of the earlier events of the same read are handed over with the error', () => {
+    const p = new TranslatingProcessor(
+      {
+        framing: 'sse',
+        toChunks: (event: StreamEvent) => {
+          if (event.event === 'error') throw new Error('provider stream error');
+          return { chunks: [{ text: event.data }] };
+        },
+      },
+      ctx,
+    );
+    let caught: unknown;
+    try {
+      p.push(new TextEncoder().encode('event: a\ndata: one\n\nevent: a\ndata: two\n\nevent: error\ndata: x\n\n'));
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(MalformedStreamError);
+    expect(new TextDecoder().decode((caught as MalformedStreamError).validPrefix)).toBe('data: {"text":"one"}\n\ndata: {"text":"two"}\n\n');
+    expect(((caught as MalformedStreamError).original as Error).message).toBe('provider stream error');
+  });
+});

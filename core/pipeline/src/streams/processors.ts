@@ -9,6 +9,8 @@ export class MalformedStreamError extends Error {
   constructor(
     message: string,
     readonly validPrefix: Uint8Array | undefined,
+    /** What the adapter threw, when it was its own error (a GatewayError keeps its code in the error frame). */
+    readonly original?: unknown,
   ) {
     super(message);
   }
@@ -123,9 +125,15 @@ export class TranslatingProcessor implements StreamProcessor {
     let out = '';
     for (const event of events) {
       if (this.done) break;
-      const { chunks, done } = this.translator.toChunks(event, this.state, this.ctx);
-      for (const chunk of chunks as JsonObject[]) out += `data: ${JSON.stringify(chunk)}\n\n`;
-      if (done) {
+      let mapped: ReturnType<typeof this.translator.toChunks>;
+      try {
+        mapped = this.translator.toChunks(event, this.state, this.ctx);
+      } catch (error) {
+        // What the earlier events of this read produced still reaches the client, before the error frame.
+        throw new MalformedStreamError(error instanceof Error ? error.message : String(error), out ? encoder.encode(out) : undefined, error);
+      }
+      for (const chunk of mapped.chunks as JsonObject[]) out += `data: ${JSON.stringify(chunk)}\n\n`;
+      if (mapped.done) {
         this.done = true;
         out += 'data: [DONE]\n\n';
       }

@@ -113,7 +113,8 @@ export function relayStream(
           }
           opts.abortUpstream(error);
           reader.cancel(error).catch(() => {});
-          return fail(controller, error instanceof GatewayError ? error : Errors.upstreamInvalid(opts.provider, describe(error)));
+          const cause = error instanceof MalformedStreamError && error.original !== undefined ? error.original : error;
+          return fail(controller, cause instanceof GatewayError ? cause : Errors.upstreamInvalid(opts.provider, describe(cause)));
         }
       }
     },
