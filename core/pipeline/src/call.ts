@@ -68,6 +68,7 @@ function prepare(req: GatewayRequest, attempt: Attempt, ctx: TranslateContext) {
   }
   const original = req.body as JsonObject;
   const body = applyParamRules(original, target);
+  ctx.body = body;
   const wire = translator.request ? translator.request(body, target, ctx) : body;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   forwardedHeaders(req.headers, target.forward_headers, headers);

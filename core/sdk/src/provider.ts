@@ -41,6 +41,11 @@ export interface TranslateContext {
   strictWireCompliance: boolean;
   /** Seconds since the epoch, for `created` fields. */
   now: number;
+  /**
+   * The OpenAI-shaped body this attempt sends (after parameter rules), so that answer and stream translators can
+   * read what the client asked for (`stream_options.include_usage`, `encoding_format`, legacy `functions`).
+   */
+  body?: JsonObject;
 }
 
 /** A provider error, normalised: the provider's message is kept. */

@@ -1,11 +1,36 @@
+/**
+ * Mistral AI (https://api.mistral.ai/v1): OpenAI's chat completions, embeddings and model list, over the shared
+ * openai-compatible adapter, with the few documented differences translated (chat.ts, embed.ts, errors.ts).
+ * Streams and the model list pass through unchanged; text completions (Mistral's FIM has another shape) and
+ * moderations (another shape too) are not offered.
+ */
 import { openAICompatible } from '@gateway/provider-openai-compatible';
-import { definePlugin } from '@gateway/sdk';
+import { definePlugin, type EndpointTranslator, type ProviderAdapter } from '@gateway/sdk';
+import { mistralChatRequest, mistralChatResponse } from './chat.ts';
+import { mistralEmbedRequest } from './embed.ts';
+import { mistralError } from './errors.ts';
 
-/** Mistral AI (OpenAI-compatible chat and embeddings). */
-export const provider = openAICompatible({
+export { DROPPED_FIELDS, mistralChatRequest, mistralChatResponse, mistralToolCallId } from './chat.ts';
+export { mistralEmbedRequest } from './embed.ts';
+export { mistralError } from './errors.ts';
+
+const base = openAICompatible({
   id: 'mistral-ai',
   baseUrl: 'https://api.mistral.ai/v1',
   unsupported: ['complete', 'moderate'],
 });
+
+const chat = base.endpoints.chatComplete as EndpointTranslator;
+const embed = base.endpoints.embed as EndpointTranslator;
+
+export const provider: ProviderAdapter = {
+  ...base,
+  endpoints: {
+    ...base.endpoints,
+    chatComplete: { ...chat, request: mistralChatRequest, response: mistralChatResponse },
+    embed: { ...embed, request: mistralEmbedRequest },
+  },
+  error: mistralError,
+};
 
 export default definePlugin({ setup: (api) => api.provider(provider) });
