@@ -67,7 +67,7 @@ function prepare(req: GatewayRequest, attempt: Attempt, ctx: TranslateContext) {
     return { call, translator, body: undefined };
   }
   const original = req.body as JsonObject;
-  const body = applyParamRules(original, target);
+  const body = attempt.body ?? applyParamRules(original, target);
   ctx.body = body;
   const wire = translator.request ? translator.request(body, target, ctx) : body;
   const headers: Record<string, string> = { 'content-type': 'application/json' };

@@ -14,6 +14,7 @@ import {
 } from '@gateway/sdk';
 import { type CallOptions, ClientGoneError, callProvider } from './call.ts';
 import { effectiveTargets } from './inherit.ts';
+import { applyParamRules } from './params.ts';
 import { backoffMs, RETRY_AFTER_CAP_MS, retryPolicy, sleep } from './retry.ts';
 
 export interface EngineDeps {
@@ -84,9 +85,11 @@ async function runLeaf(req: GatewayRequest, leaf: TargetConfig, index: string, d
   }
   const { provider, target } = resolved;
   const policy = retryPolicy(target);
+  // Once per target, not per retry: the same object when no rule applies.
+  const body = req.body === undefined ? undefined : applyParamRules(req.body, target);
   for (let retry = 0; ; retry++) {
     const started = performance.now();
-    const result = await runAttempt(req, { index, target, provider, retry }, deps, 0);
+    const result = await runAttempt(req, { index, target, provider, retry, body }, deps, 0);
     log.push({ index, providerId: result.providerId, retry, status: result.status, latencyMs: performance.now() - started, error: result.error?.message });
     const retryable = shouldRetry(result, policy.codes);
     if (!retryable || retry >= policy.attempts || req.signal.aborted)

@@ -67,6 +67,11 @@ export interface Attempt {
   readonly provider: ProviderAdapter;
   /** 0 for the first call, then 1, 2 … for retries. */
   readonly retry: number;
+  /**
+   * The OpenAI-shaped body this target sends: the request's body after the target's parameter rules (override,
+   * default, drop). Undefined for passthrough calls. Attempt stages (a cache, say) key on it.
+   */
+  readonly body: JsonObject | undefined;
 }
 
 /** What an attempt produced. `response` is an OpenAI-shaped answer (or the unchanged passthrough answer). */

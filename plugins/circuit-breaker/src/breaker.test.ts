@@ -58,7 +58,7 @@ function setup(cb: GatewayConfig['cb_config'] = { failure_threshold: 3, cooldown
   };
   const req = request(config);
   const target = (i: number) => config.targets![i]!;
-  const attempt = (i = 0): Attempt => ({ index: `config.targets[${i}]`, target: target(i), provider: { id: 'p' } as ProviderAdapter, retry: 0 });
+  const attempt = (i = 0): Attempt => ({ index: `config.targets[${i}]`, target: target(i), provider: { id: 'p' } as ProviderAdapter, retry: 0, body: undefined });
   let calls = 0;
   /** One attempt of target i answering `answer`; `called` says whether the provider was reached. */
   async function call(answer: AttemptResult | number, i = 0): Promise<{ result: AttemptResult; called: boolean }> {
@@ -241,7 +241,7 @@ describe('availability', () => {
     // What the engine passes: the child with the parent's settings applied.
     const effectiveInner = { ...inner, cb_config: config.cb_config };
     const fail = (index: string, target: GatewayConfig) =>
-      breaker.stage.run(req, { index, target, provider: { id: 'p' } as ProviderAdapter, retry: 0 }, async () => result(503));
+      breaker.stage.run(req, { index, target, provider: { id: 'p' } as ProviderAdapter, retry: 0, body: undefined }, async () => result(503));
 
     expect(breaker.isAvailable(req, 'config.targets[1]', effectiveInner)).toBe(true);
     await fail('config.targets[1].targets[0]', { ...inner.targets![0]!, cb_config: config.cb_config });
@@ -367,7 +367,7 @@ describe('shared state', () => {
     const breaker = new CircuitBreaker({ state: hanging, storeWaitMs: 20 });
     const config: GatewayConfig = { provider: 'a', cb_config: { failure_threshold: 1, cooldown_interval: COOLDOWN } };
     const started = performance.now();
-    const out = await breaker.stage.run(request(config), { index: 'config', target: config, provider: { id: 'p' } as ProviderAdapter, retry: 0 }, async () => result(503));
+    const out = await breaker.stage.run(request(config), { index: 'config', target: config, provider: { id: 'p' } as ProviderAdapter, retry: 0, body: undefined }, async () => result(503));
     expect(out.status).toBe(503);
     expect(performance.now() - started).toBeLessThan(500);
     expect(breaker.view()[0]?.status).toBe('open');
@@ -377,7 +377,7 @@ describe('shared state', () => {
     const store = new FakeStore('redis');
     const breaker = new CircuitBreaker({ state: store, storeWaitMs: 20 });
     const config: GatewayConfig = { provider: 'a', cb_config: { failure_threshold: 100, cooldown_interval: COOLDOWN } };
-    const attempt = { index: 'config', target: config, provider: { id: 'p' } as ProviderAdapter, retry: 0 };
+    const attempt = { index: 'config', target: config, provider: { id: 'p' } as ProviderAdapter, retry: 0, body: undefined };
     store.down = true;
     await breaker.stage.run(request(config), attempt, async () => result(503)); // discovers the outage
     const before = store.calls;
