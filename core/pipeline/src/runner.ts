@@ -30,6 +30,12 @@ export interface PipelineDeps extends EngineDeps {
   observe?(req: GatewayRequest, outcome: Outcome): void;
 }
 
+/** Whether any stage of a phase has work for this request (a stage without `applies` always has). */
+function anyApplies(stages: readonly { applies?(req: GatewayRequest): boolean }[], req: GatewayRequest): boolean {
+  for (const stage of stages) if (!stage.applies || stage.applies(req)) return true;
+  return false;
+}
+
 /** Response headers of INTERFACE.md, set on a Response that already exists. */
 function decorate(response: Response, req: GatewayRequest, routed: RoutedResult | undefined): Response {
   const h = response.headers;
@@ -90,10 +96,10 @@ export async function runPipeline(req: GatewayRequest, deps: PipelineDeps): Prom
   let response: Response | undefined;
   let settled: Promise<SettledBody>;
   try {
-    if (stages.requestStages.length || stages.requestJudges.length) response = await runBeforeRouting(req, stages);
+    if (anyApplies(stages.requestStages, req) || anyApplies(stages.requestJudges, req)) response = await runBeforeRouting(req, stages);
     if (!response) routed = await route(req, req.config, 'config', deps, attempts);
     settled = routed ? routed.settled : Promise.resolve({ body: undefined });
-    if (routed && (stages.responseStages.length || stages.responseJudges.length))
+    if (routed && (anyApplies(stages.responseStages, req) || anyApplies(stages.responseJudges, req)))
       response = await runAfterRouting(req, routed.response, stages);
   } catch (error) {
     if (error instanceof ClientGoneError) {
