@@ -15,8 +15,8 @@ import type { FrameDecoder } from './decoders.ts';
  * Decoded events:
  * - `:message-type` `event` (or absent): `{ event: <:event-type>, data: <payload as UTF-8> }`.
  * - `:message-type` `exception`: `{ event: <:exception-type>, data: <payload> }`. AWS exception names end in
- *   `Exception` (`throttlingException`, `modelStreamErrorException`, …), so the adapter can tell them from events and
- *   relay the provider's own message and status.
+ *   `Exception` (`throttlingException`, `modelStreamErrorException`, …; `unknownException` when the header is missing),
+ *   so the adapter can tell them from events and relay the provider's own message and status.
  * - `:message-type` `error` (a protocol-level failure carrying `:error-code` and `:error-message`): throws.
  *
  * Anything malformed throws: a CRC that does not match, impossible lengths, an unknown header type, a header that
@@ -163,7 +163,7 @@ function parseMessage(bytes: Uint8Array, view: DataView, offset: number, total: 
 
 /** Incremental decoder of raw event-stream messages (headers and payload), for any AWS streaming API. */
 export class EventStreamMessageDecoder {
-  /** Bytes received and not yet decoded, kept as they came until a whole message is there (no copy per read). */
+  /** Bytes received and not yet decoded, kept as separate reads until a whole message is there (joined once). */
   private chunks: Uint8Array[] = [];
   private size = 0;
   /** Bytes needed before decoding is worth trying: a prelude, or the whole message once its length is known. */
@@ -179,9 +179,13 @@ export class EventStreamMessageDecoder {
   push(chunk: Uint8Array): EventStreamMessage[] {
     if (this.failed) throw this.failed;
     if (!chunk.byteLength) return [];
-    this.chunks.push(chunk);
     this.size += chunk.byteLength;
-    if (this.size < this.need) return [];
+    if (this.size < this.need) {
+      // Held until the message is whole: a copy, as the caller may reuse the buffer it passed in.
+      this.chunks.push(chunk.slice());
+      return [];
+    }
+    this.chunks.push(chunk);
     const bytes = this.chunks.length === 1 ? (this.chunks[0] as Uint8Array) : concat(this.chunks, this.size);
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const out: EventStreamMessage[] = [];
@@ -255,12 +259,26 @@ const str = (value: EventStreamHeaderValue | undefined): string | undefined => (
 /** The framing decoder the core registers for `aws-eventstream`: messages become `{event, data}` stream events. */
 export class AwsEventStreamDecoder implements FrameDecoder {
   private readonly messages = new EventStreamMessageDecoder();
+  /** A message that could not become an event, after others of the same read that could: thrown next. */
+  private failed: Error | undefined;
 
   push(chunk: Uint8Array): StreamEvent[] {
-    return this.messages.push(chunk).map(toEvent);
+    if (this.failed) throw this.failed;
+    const events: StreamEvent[] = [];
+    for (const message of this.messages.push(chunk)) {
+      try {
+        events.push(toEvent(message));
+      } catch (error) {
+        if (!events.length) throw error;
+        this.failed = error as Error;
+        break;
+      }
+    }
+    return events;
   }
 
   end(): { events: StreamEvent[]; truncated: boolean } {
+    if (this.failed) throw this.failed;
     this.messages.check();
     const truncated = this.messages.pending > 0;
     this.messages.reset();
@@ -275,7 +293,7 @@ function toEvent(message: EventStreamMessage): StreamEvent {
     return { event: str(headers[':event-type']), data: text(message.payload, 'payload') };
   }
   if (kind === 'exception') {
-    return { event: str(headers[':exception-type']) ?? 'exception', data: text(message.payload, 'payload') };
+    return { event: str(headers[':exception-type']) ?? 'unknownException', data: text(message.payload, 'payload') };
   }
   if (kind === 'error') {
     const code = str(headers[':error-code']) ?? 'error';

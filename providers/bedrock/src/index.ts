@@ -1,0 +1,42 @@
+/**
+ * The `bedrock` provider (cloud provider A's model runtime). Chat goes through Converse / ConverseStream for every
+ * model family (Anthropic, Meta Llama, Mistral, Amazon, …), embeddings through InvokeModel (Titan, Cohere); every
+ * call, passthrough ones included, is SigV4-signed with the target's svcA_ credentials. The base URL is the regional
+ * runtime endpoint `https://bedrock-runtime.<svcA_region>.amazonaws.com` (region us-east-1 by default), which a
+ * custom host replaces; the signing region stays svcA_region.
+ */
+import { definePlugin, Errors, type EndpointTranslator, type JsonObject, type ProviderAdapter } from '@gateway/sdk';
+import { runtimeBaseUrl, signCall } from './auth.ts';
+import { converseRequest, converseResponse } from './chat.ts';
+import { embedRequest, embedResponse } from './embed.ts';
+import { bedrockError } from './errors.ts';
+import { modelPath } from './models.ts';
+import { converseStreamChunks } from './stream.ts';
+
+function modelOf(body: JsonObject): string {
+  if (typeof body.model !== 'string' || !body.model) throw Errors.badRequest('model is required: the Bedrock model id or inference profile', 'model');
+  return body.model;
+}
+
+export const chat: EndpointTranslator = {
+  path: (_target, body) => modelPath(modelOf(body), body.stream === true ? 'converse-stream' : 'converse'),
+  request: (body) => converseRequest(body),
+  response: converseResponse,
+  stream: { framing: 'aws-eventstream', toChunks: converseStreamChunks },
+};
+
+export const embed: EndpointTranslator = {
+  path: (_target, body) => modelPath(modelOf(body), 'invoke'),
+  request: (body) => embedRequest(body),
+  response: embedResponse,
+};
+
+export const bedrock: ProviderAdapter = {
+  id: 'bedrock',
+  baseUrl: runtimeBaseUrl,
+  authorize: signCall,
+  endpoints: { chatComplete: chat, embed },
+  error: bedrockError,
+};
+
+export default definePlugin({ setup: (api) => api.provider(bedrock) });
