@@ -1,0 +1,50 @@
+/**
+ * The response cache plugin (config `cache`: `{"mode": "simple" | "semantic", "max_age": seconds}`): an attempt stage
+ * that answers a repeated request from the store without calling the provider, and sets `x-gateway-cache-status`.
+ * README.md describes the key, the modes, streaming, the backends and every setting.
+ */
+import { definePlugin } from '@gateway/sdk';
+import { MemoryBackend } from './backends/memory.ts';
+import { RedisBackend } from './backends/redis.ts';
+import { type Embedder, LexicalEmbedder, RemoteEmbedder } from './semantic.ts';
+import { readCacheSettings } from './settings.ts';
+import { ResponseCache, type StageBackend } from './stage.ts';
+
+export { MemoryBackend } from './backends/memory.ts';
+export { RedisBackend, RedisUnavailableError } from './backends/redis.ts';
+export { decodeEntry, encodeEntry, type Entry, type EntryKind } from './entry.ts';
+export { canonicalJson, conversationOf, exactKey, keyHead, scopeOf, targetIdentity, textHash } from './key.ts';
+export { bestMatch, decodeIndex, dot, type Embedder, encodeIndex, LexicalEmbedder, RemoteEmbedder, withItem } from './semantic.ts';
+export { type CacheSettings, DEFAULTS, readCacheSettings } from './settings.ts';
+export { CACHE_STAGE_ORDER, type CacheStatus, hasCache, ResponseCache, type ResponseCacheOptions, type StageBackend } from './stage.ts';
+export { assembleStream, replayAsStream, sseEvents } from './stream.ts';
+
+export default definePlugin({
+  setup(api) {
+    const settings = readCacheSettings(api.env);
+    let backend: StageBackend;
+    let redis: RedisBackend | undefined;
+    if (settings.backend === 'redis' && settings.redisUrl) {
+      redis = new RedisBackend({ url: settings.redisUrl, keyPrefix: settings.keyPrefix, timeoutMs: settings.redisTimeoutMs, logger: api.logger });
+      backend = redis;
+    } else {
+      backend = new MemoryBackend(settings.maxBytes);
+    }
+    const embedder: Embedder = settings.embeddings.url
+      ? new RemoteEmbedder({ ...settings.embeddings, url: settings.embeddings.url, logger: api.logger })
+      : new LexicalEmbedder();
+    const cache = new ResponseCache({ backend, settings, embedder, logger: api.logger });
+    api.cache(backend);
+    api.stage(cache.stage);
+    api.provide('responseCache', cache);
+    // Stores still in flight finish before the connection closes.
+    api.onClose(async () => {
+      await cache.flush();
+      await redis?.close();
+    });
+    api.logger.info(
+      { backend: backend.name, maxBytes: backend.name === 'memory' ? settings.maxBytes : undefined, embeddings: embedder.id },
+      'response cache ready',
+    );
+  },
+});
