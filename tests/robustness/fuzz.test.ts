@@ -117,7 +117,7 @@ function generator(seed: number, mockUrl: string, mockPort: number) {
     { strategy: { mode: 'fallback' }, targets: [{ strategy: { mode: 'loadbalance' }, targets: [leaf(), leaf()] }, leaf()] },
     { provider: 'openai', custom_host: mockUrl, passthrough: true },
     leaf({ input_guardrails: [{ 'default.regexMatch': { rule: 'x' }, deny: true }], output_guardrails: ['gr-unknown'] }),
-    leaf({ before_request_hooks: [{ id: 'h', checks: [{ id: 'default.contains', parameters: {} }] }] }),
+    leaf({ before_request_hooks: [{ id: 'h', checks: [{ id: 'default.contains', parameters: { words: ['fuzz'], operator: 'none' } }] }] }),
     { virtual_key: 'vk-nope' },
     { provider: '@nope' },
   ];

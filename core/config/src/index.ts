@@ -1,4 +1,13 @@
 export { validateConfig, type ConfigValidation } from './validate.ts';
 export { parseConfigHeader, setSavedConfigResolver, clearConfigCache, type SavedConfigResolver } from './parse.ts';
 export { parseParamPath, WILDCARD, FORBIDDEN_KEYS, type ParamPathSegment, type ParamPathResult } from '@gateway/sdk';
+export {
+  setCheckLookup,
+  setSavedGuardrailResolver,
+  qualifyCheckId,
+  GUARDRAIL_POLICY_KEYS,
+  type CheckLookup,
+  type SavedGuardrail,
+  type SavedGuardrailResolver,
+} from './hooks.ts';
 export { LIMITS as CONFIG_LIMITS } from './scan.ts';

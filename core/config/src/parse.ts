@@ -14,7 +14,8 @@ const CACHE_ENTRIES = 1000;
 /** Bound on the summed length of cached header strings, so 1000 huge headers cannot pin much memory. */
 const CACHE_CHARS = 8 * 1024 * 1024;
 
-type Entry = { config: GatewayConfig } | { violations: readonly string[] };
+/** `used`: read since it was last passed over by eviction (second chance). */
+type Entry = ({ config: GatewayConfig } | { violations: readonly string[] }) & { used?: boolean };
 const cache = new Map<string, Entry>();
 let cachedChars = 0;
 let resolveSaved: SavedConfigResolver | undefined;
@@ -34,8 +35,9 @@ export function clearConfigCache(): void {
 export function parseConfigHeader(value: string): GatewayConfig {
   const hit = cache.get(value);
   if (hit) {
-    cache.delete(value); // re-insert: Map order is the recency order
-    cache.set(value, hit);
+    // A flag, not a re-insertion: deleting and re-adding a Map key costs time in proportion to the Map's size in
+    // JavaScriptCore, and this runs on every request that carries a config.
+    hit.used = true;
     return unwrap(hit);
   }
   const text = value.trim();
@@ -65,13 +67,25 @@ function unwrap(entry: Entry): GatewayConfig {
   throw Errors.invalidConfig(entry.violations);
 }
 
+/**
+ * Adds an entry and evicts down to the bounds, oldest first, except that an entry read since it was last passed
+ * over gets a second chance (moved to the back, flag cleared): least recently used, approximately, at the cost of
+ * work on inserts only.
+ */
 function remember(key: string, entry: Entry): void {
   cache.set(key, entry);
   cachedChars += key.length;
-  for (const oldest of cache.keys()) {
-    if (cache.size <= CACHE_ENTRIES && cachedChars <= CACHE_CHARS) break;
+  let passes = cache.size * 2;
+  while ((cache.size > CACHE_ENTRIES || cachedChars > CACHE_CHARS) && passes-- > 0) {
+    const oldest = cache.keys().next().value as string;
+    const candidate = cache.get(oldest) as Entry;
     cache.delete(oldest);
-    cachedChars -= oldest.length;
+    if (candidate.used && oldest !== key) {
+      candidate.used = false;
+      cache.set(oldest, candidate);
+    } else {
+      cachedChars -= oldest.length;
+    }
   }
 }
 

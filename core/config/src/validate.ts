@@ -1,9 +1,11 @@
 /**
- * validateConfig: the one place that decides whether a value is a config. Three passes, every violation collected:
- * a bounded scan (size, depth, forbidden keys), the compiled schema, then SPEC.md's cross-field rules.
+ * validateConfig: the one place that decides whether a value is a config. Four passes, every violation collected:
+ * a bounded scan (size, depth, forbidden keys), the compiled schema, SPEC.md's cross-field rules, then the guardrail
+ * checks that hooks name (known ids, valid parameters; see hooks.ts).
  */
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ConfigSchema, type GatewayConfig } from '@gateway/sdk';
+import { hookViolations } from './hooks.ts';
 import { ruleViolations } from './rules.ts';
 import { scan } from './scan.ts';
 import { schemaViolations } from './schema-errors.ts';
@@ -24,6 +26,8 @@ export function validateConfig(value: unknown): ConfigValidation {
   try {
     if (!compiled.Check(value)) violations.push(...schemaViolations(compiled.Errors(value), value, scanned.forbidden));
     violations.push(...ruleViolations(value));
+    // Checks named by hooks and guardrails exist and accept their parameters (when the server set the check registry).
+    violations.push(...hookViolations(value));
   } catch {
     // Only a value JSON could never produce (an array whose prototype was swapped, say) gets here.
     return { ok: false, violations: ['config: must be plain JSON data'] };

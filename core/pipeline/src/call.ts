@@ -90,7 +90,8 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
   const providerId = attempt.provider.id;
   const target = attempt.target;
   const body = req.body;
-  const wantsStream = req.endpoint !== 'proxy' && body?.stream === true;
+  // The body this attempt sends decides (an override may turn streaming on or off).
+  const wantsStream = req.endpoint !== 'proxy' && (attempt.body ?? body)?.stream === true;
   const ctx: TranslateContext = {
     endpoint: req.endpoint,
     model: typeof body?.model === 'string' ? body.model : undefined,
@@ -212,7 +213,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
       abortUpstream: () => controller.abort(),
       onEnd: (end) => {
         release();
-        resolveSettled({ body: end.body, error: end.error, clientAborted: end.clientAborted });
+        resolveSettled({ body: end.body, error: end.error, clientAborted: end.clientAborted, complete: end.complete });
       },
     }, first.value);
     const response = new Response(stream, {

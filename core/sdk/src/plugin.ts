@@ -100,6 +100,8 @@ export interface SettledBody {
   error?: GatewayError;
   /** The client went away before the end. */
   clientAborted?: boolean;
+  /** A stream ended with its end marker (whole answers: undefined). */
+  complete?: boolean;
 }
 
 // ---- stages ---------------------------------------------------------------------------------------------------

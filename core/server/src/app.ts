@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { type SavedGuardrailResolver, setCheckLookup, setSavedGuardrailResolver } from '@gateway/config';
 import { createDatabase } from '@gateway/db';
 import { loadPlugins, type LoadResult } from '@gateway/loader';
 import { HostGuard, type PipelineDeps } from '@gateway/pipeline';
@@ -72,6 +73,15 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   });
   const { registry } = plugins;
   const metrics = new Metrics();
+
+  // Guardrail checks, once every plugin registered its own: the hook engine (plugins/hooks) reads them through this
+  // service; config validation through the seams (unknown check ids and bad parameters are invalid_config). Set
+  // before any traffic: parsed configs are cached. GUARDRAILS_ENABLED=OFF: no validation of checks (the engine is off).
+  registry.services.set('guardrailChecks', registry.guardrails);
+  const unsetChecks = setCheckLookup(settings.features.guardrails ? (id) => registry.guardrails.get(id) : undefined);
+  const unsetSaved = setSavedGuardrailResolver(
+    settings.features.guardrails ? (registry.services.get('savedGuardrails') as SavedGuardrailResolver | undefined) : undefined,
+  );
 
   const stored: StoredAccess = registry.services.has('storedAccess') ? (registry.services.get('storedAccess') as StoredAccess) : {};
   const breaker = registry.services.get('circuitBreaker') as { isAvailable: NonNullable<PipelineDeps['isAvailable']> } | undefined;
@@ -162,6 +172,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
       }
       await state.close();
       await database.close();
+      unsetChecks();
+      unsetSaved();
     },
   };
 }

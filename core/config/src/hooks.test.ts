@@ -1,0 +1,144 @@
+// The check seams of validateConfig: with a check lookup set (as the server sets it from the guardrail registry),
+// an unknown check id or parameters its validate() refuses are violations with their path; without one (the
+// guardrail engine off, or a bare validator) only the schema applies.
+
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import type { GuardrailCheck } from '@gateway/sdk';
+import { setCheckLookup, setSavedGuardrailResolver } from './hooks.ts';
+import { parseConfigHeader } from './parse.ts';
+import { validateConfig } from './validate.ts';
+
+const checks = new Map<string, GuardrailCheck>(
+  [
+    {
+      id: 'default.contains',
+      validate: (p: unknown) => {
+        const params = p as Record<string, unknown>;
+        const out: string[] = [];
+        if (!Array.isArray(params.words)) out.push('words: is required');
+        if (params.operator !== undefined && !['any', 'all', 'none'].includes(String(params.operator))) out.push('operator: must be one of any, all, none');
+        return out;
+      },
+      run: async () => ({ verdict: true }),
+    },
+    { id: 'acme.scan', validate: () => ['needs an api key'], run: async () => ({ verdict: true }) },
+    { id: 'acme.free', run: async () => ({ verdict: true }) },
+    {
+      id: 'acme.broken',
+      validate: () => {
+        throw new Error('boom');
+      },
+      run: async () => ({ verdict: true }),
+    },
+  ].map((c) => [c.id, c as GuardrailCheck]),
+);
+
+const violationsOf = (config: unknown): string[] => {
+  const result = validateConfig(config);
+  return result.ok ? [] : result.violations;
+};
+const base = { provider: 'openai', api_key: 'sk-test' };
+
+// The seams are process-wide: each test sets what it needs over whatever is set, and takes it out again.
+const unsets: (() => void)[] = [];
+const withChecks = (fn: Parameters<typeof setCheckLookup>[0]) => void unsets.push(setCheckLookup(fn));
+const withSaved = (fn: Parameters<typeof setSavedGuardrailResolver>[0]) => void unsets.push(setSavedGuardrailResolver(fn));
+beforeEach(() => {
+  withChecks(undefined);
+  withSaved(undefined);
+});
+afterEach(() => {
+  while (unsets.length) unsets.pop()!();
+});
+
+describe('guardrail checks in validateConfig', () => {
+  test('without a lookup, any check id passes (schema only)', () => {
+    expect(violationsOf({ ...base, input_guardrails: [{ 'who.knows': {} }, 'saved-one'] })).toEqual([]);
+  });
+
+  test('unknown check ids: in hooks (at checks[i].id) and guardrail entries (at the key)', () => {
+    withChecks((id) => checks.get(id));
+    expect(
+      violationsOf({
+        ...base,
+        before_request_hooks: [{ id: 'h', checks: [{ id: 'acme.free', parameters: {} }, { id: 'acme.nope', parameters: {} }] }],
+        output_guardrails: [{ deny: true, 'other.thing': {} }],
+      }),
+    ).toEqual([
+      'before_request_hooks[0].checks[1].id: unknown guardrail check "acme.nope"',
+      'output_guardrails[0]["other.thing"]: unknown guardrail check "other.thing"',
+    ]);
+  });
+
+  test("parameters refused by the check's validate(): `param: reason` lands at the parameter's path", () => {
+    withChecks((id) => checks.get(id));
+    expect(
+      violationsOf({
+        ...base,
+        input_guardrails: [{ id: 'g', 'default.contains': { operator: 'some' } }, { contains: { words: ['x'] } }],
+        after_request_hooks: [{ id: 'a', checks: [{ id: 'acme.scan', parameters: {} }, { id: 'acme.broken', parameters: {} }] }],
+      }),
+    ).toEqual([
+      'after_request_hooks[0].checks[0].parameters: needs an api key',
+      'after_request_hooks[0].checks[1].parameters: parameters could not be validated (boom)',
+      'input_guardrails[0]["default.contains"].words: is required',
+      'input_guardrails[0]["default.contains"].operator: must be one of any, all, none',
+    ]);
+  });
+
+  test('a bare check name means default.<name>; a `timeout` parameter must be a positive number', () => {
+    withChecks((id) => checks.get(id));
+    expect(violationsOf({ ...base, input_guardrails: [{ contains: { words: [] } }] })).toEqual([]);
+    expect(violationsOf({ ...base, input_guardrails: [{ 'acme.free': { timeout: -5 } }, { 'acme.free': { timeout: 'soon' } }, { 'acme.free': { timeout: 2000 } }] })).toEqual([
+      'input_guardrails[0]["acme.free"].timeout: must be a positive number of milliseconds',
+      'input_guardrails[1]["acme.free"].timeout: must be a positive number of milliseconds',
+    ]);
+  });
+
+  test('saved guardrails: resolved through the seam, their checks validated at the entry that names them', () => {
+    withChecks((id) => checks.get(id));
+    expect(violationsOf({ ...base, input_guardrails: ['pii'] })).toEqual([
+      'input_guardrails[0]: "pii" names a saved guardrail, and no guardrail store is loaded to resolve it',
+    ]);
+    const saved: Record<string, Record<string, unknown>> = { pii: { deny: true, 'acme.free': {} }, bad: { 'acme.gone': {} }, invalid: { contains: {} } };
+    withSaved((id) => saved[id]);
+    expect(violationsOf({ ...base, input_guardrails: ['pii'], output_guardrails: ['gone', 'bad', 'invalid'] })).toEqual([
+      'output_guardrails[0]: no saved guardrail with id "gone"',
+      'output_guardrails[1]: saved guardrail "bad" uses unknown guardrail check "acme.gone"',
+      'output_guardrails[2].words: is required',
+    ]);
+  });
+
+  test('hook lists on a target are refused: hooks run once per request, from the root config', () => {
+    withChecks((id) => checks.get(id));
+    expect(
+      violationsOf({
+        strategy: { mode: 'fallback' },
+        input_guardrails: [{ 'acme.free': {} }],
+        targets: [{ ...base, output_guardrails: [{ 'acme.free': {} }] }, { strategy: { mode: 'single' }, targets: [{ ...base, before_request_hooks: [] }] }],
+      }),
+    ).toEqual([
+      'targets[1].targets[0].before_request_hooks: hooks and guardrails apply to the whole request; set them on the root config',
+      'targets[0].output_guardrails: hooks and guardrails apply to the whole request; set them on the root config',
+    ]);
+  });
+
+  test('setting a seam forgets cached configs (a header validated before is validated again); taking it out restores', () => {
+    const header = JSON.stringify({ ...base, input_guardrails: [{ 'acme.nope': {} }] });
+    expect(parseConfigHeader(header).input_guardrails).toHaveLength(1);
+    const unset = setCheckLookup((id) => checks.get(id));
+    expect(() => parseConfigHeader(header)).toThrow('input_guardrails[0]["acme.nope"]: unknown guardrail check "acme.nope"');
+    unset();
+    expect(parseConfigHeader(header).input_guardrails).toHaveLength(1);
+    // Two gateways: whichever closes first, the other's lookup is what remains.
+    const a = setCheckLookup((id) => checks.get(id));
+    const b = setCheckLookup(() => undefined);
+    b();
+    expect(violationsOf({ ...base, input_guardrails: [{ 'acme.free': {} }] })).toEqual([]);
+    const c = setCheckLookup(() => undefined);
+    a();
+    expect(violationsOf({ ...base, input_guardrails: [{ 'acme.free': {} }] })).toEqual(['input_guardrails[0]["acme.free"]: unknown guardrail check "acme.free"']);
+    c();
+    expect(violationsOf({ ...base, input_guardrails: [{ 'acme.nope': {} }] })).toEqual([]);
+  });
+});
