@@ -77,7 +77,8 @@ function prepare(req: GatewayRequest, attempt: Attempt, ctx: TranslateContext) {
     method: 'POST',
     headers,
     // Unchanged bodies go out as the bytes the client sent: no re-serialisation on the common path.
-    body: wire === original && req.rawBody ? req.rawBody : JSON.stringify(wire),
+    // (Only while the body is still the one parsed from those bytes: a stage that replaced it is sent as replaced.)
+    body: wire === original && req.rawBody && original === req.parsedBody ? req.rawBody : JSON.stringify(wire),
   };
   return { call, translator, body };
 }

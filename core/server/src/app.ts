@@ -62,6 +62,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   const logger = opts.logger ?? createLogger(settings.logLevel);
   const state = createStateStore(settings.redisUrl);
   const database = await createDatabase(settings.databaseUrl, { reader: settings.reader });
+  const hostGuard = new HostGuard(settings.trustedCustomHosts);
   const plugins = await loadPlugins({
     roots: opts.roots ?? [PROJECT_ROOT],
     coreVersion: CORE_VERSION,
@@ -69,7 +70,9 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     env,
     logger,
     state,
-    services: { database, settings },
+    // hostGuard: plugins that call URLs taken from configs (webhooks, guardrail services) check them with the
+    // same private-address guard as custom hosts.
+    services: { database, settings, hostGuard },
   });
   const { registry } = plugins;
   const metrics = new Metrics();
@@ -91,7 +94,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     stages: registry,
     logger,
     call: {
-      hostGuard: new HostGuard(settings.trustedCustomHosts),
+      hostGuard,
       captureLimit: settings.logBodyBytes,
       streamIdleTimeoutMs: settings.streamIdleTimeoutMs,
       defaultTimeoutMs: settings.defaultRequestTimeoutMs,

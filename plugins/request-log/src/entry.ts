@@ -40,12 +40,18 @@ export interface LogEntry {
   errorCode?: string | null;
   errorMessage?: string | null;
   attempts?: readonly AttemptRecord[] | null;
+  /** `req.locals.hookResults`: the results of the request's hooks and guardrails (plugins/hooks), feedback included. */
+  hookResults?: readonly unknown[] | null;
   /** Epoch milliseconds. */
   createdAt: number;
 }
 
 /** `req.locals.cacheStatus`, when the cache stage set it (HIT, MISS, …). */
 const CACHE_STATUS_LOCAL = 'cacheStatus';
+/** `req.locals.hookResults`: an array of hook results (plugins/hooks). */
+export const HOOK_RESULTS_LOCAL = 'hookResults';
+/** `req.locals.hookResultsSettled`: a promise that resolves once no hook of the request is still running. */
+export const HOOK_RESULTS_SETTLED_LOCAL = 'hookResultsSettled';
 
 /** Whether `req.body` is still the object parsed from `rawBody` (no stage replaced it): then the bytes are logged. */
 export function bodyIsRaw(req: GatewayRequest): boolean {
@@ -56,6 +62,7 @@ export function entryFrom(req: GatewayRequest, outcome: Outcome): LogEntry {
   const model = req.body?.model;
   const cacheStatus = req.locals[CACHE_STATUS_LOCAL];
   const last = outcome.attempts.length ? outcome.attempts[outcome.attempts.length - 1] : undefined;
+  const hookResults = req.locals[HOOK_RESULTS_LOCAL];
   return {
     traceId: req.traceId,
     spanId: req.headers.get('x-gateway-span-id'),
@@ -83,6 +90,8 @@ export function entryFrom(req: GatewayRequest, outcome: Outcome): LogEntry {
     errorCode: outcome.error?.code ?? null,
     errorMessage: outcome.error?.message ?? null,
     attempts: outcome.attempts,
+    // A copy: async hooks may still add to the request's array.
+    hookResults: Array.isArray(hookResults) && hookResults.length > 0 ? hookResults.slice() : null,
     createdAt: Date.now() - Math.round(outcome.latencyMs),
   };
 }

@@ -9,15 +9,18 @@
 import { resolve } from 'node:path';
 import { definePlugin, type Database, type Logger, type PluginApi } from '@gateway/sdk';
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl, readerFromEnv, type ReaderOptions } from '@gateway/db';
-import { entryFrom } from './entry.ts';
+import { entryFrom, HOOK_RESULTS_SETTLED_LOCAL } from './entry.ts';
 import { isMemoryUrl, LogQueue } from './queue.ts';
 import { requestLogMigrations } from './table.ts';
 import type { WorkerTarget } from './worker-writer.ts';
 
-export { bodyIsRaw, entryFrom, type LogEntry } from './entry.ts';
+export { bodyIsRaw, entryFrom, HOOK_RESULTS_LOCAL, HOOK_RESULTS_SETTLED_LOCAL, type LogEntry } from './entry.ts';
 export { isMemoryUrl, LogQueue, type LogQueueOptions, type LogQueueStats, type LogWriterInfo } from './queue.ts';
 export { requestLogMigrations, requestLogs } from './table.ts';
 export { extractUsage, type Usage } from './usage.ts';
+
+/** How long shutdown waits for hooks still running (their checks time out after 10 s by default) before writing. */
+const HOOK_WAIT_AT_CLOSE_MS = 5_000;
 
 /** The part of the server's `settings` service this plugin reads. */
 interface DatabaseSettings {
@@ -89,12 +92,34 @@ export default definePlugin({
     await database.migrate(requestLogMigrations);
     const queue = new LogQueue(database, { logger: api.logger, worker: workerTarget(api, database, api.logger) });
     api.provide('requestLogs', queue);
+    // Requests whose hooks are still running (async hooks, a stream's guardrails): their row waits for the results.
+    type Waiting = { write(): void; settled: Promise<void> };
+    const waiting = new Set<Waiting>();
     api.stage({
       name: 'request-log',
       phase: 'finally',
       rule: 'fire-and-forget',
-      run: (req, outcome) => queue.enqueue(entryFrom(req, outcome)),
+      run: (req, outcome) => {
+        const settled = req.locals[HOOK_RESULTS_SETTLED_LOCAL];
+        if (!(settled instanceof Promise)) return void queue.enqueue(entryFrom(req, outcome));
+        let written = false;
+        const item: Waiting = {
+          settled: settled.then(() => item.write(), () => item.write()),
+          write() {
+            if (written) return;
+            written = true;
+            waiting.delete(item);
+            queue.enqueue(entryFrom(req, outcome));
+          },
+        };
+        waiting.add(item);
+      },
     });
-    api.onClose(() => queue.close());
+    api.onClose(async () => {
+      // At shutdown the rows still waiting get a moment for their hooks, then are written with what is known.
+      if (waiting.size) await Promise.race([Promise.all([...waiting].map((w) => w.settled)), Bun.sleep(HOOK_WAIT_AT_CLOSE_MS)]);
+      for (const item of [...waiting]) item.write();
+      await queue.close();
+    });
   },
 });

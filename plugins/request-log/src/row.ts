@@ -63,6 +63,7 @@ export function toRow(entry: LogEntry, maxBodyBytes: number): RequestLogRow {
     error_code: clip(entry.errorCode, 64),
     error_message: entry.errorMessage == null ? null : capText(entry.errorMessage, 4096),
     attempts: entry.attempts ? [...entry.attempts] : null,
+    hook_results: entry.hookResults ? [...entry.hookResults] : null,
     created_at: entry.createdAt,
   };
 }

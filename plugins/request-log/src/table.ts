@@ -1,45 +1,76 @@
 import { col, defineTable, type AttemptRecord, type Migration } from '@gateway/sdk';
 
+/** The columns of the first migration. Kept as they were: 0001 creates exactly these, later migrations add to them. */
+const columnsV1 = {
+  id: col.id(),
+  trace_id: col.string(128),
+  span_id: col.string(128).nullable(),
+  parent_span_id: col.string(128).nullable(),
+  span_name: col.string(255).nullable(),
+  organisation_id: col.ref().nullable(),
+  workspace_id: col.ref().nullable(),
+  api_key_id: col.ref().nullable(),
+  provider: col.string(64).nullable(),
+  model: col.string(255).nullable(),
+  endpoint: col.string(32),
+  method: col.string(16),
+  path: col.string(1024),
+  status: col.int(),
+  latency_ms: col.int(),
+  upstream_latency_ms: col.int().nullable(),
+  prompt_tokens: col.int().nullable(),
+  completion_tokens: col.int().nullable(),
+  total_tokens: col.int().nullable(),
+  cache_status: col.string(32).nullable(),
+  target_index: col.string(255).nullable(),
+  retry_count: col.int().default(0),
+  metadata: col.json<Record<string, string>>().nullable(),
+  request_body: col.text().nullable(),
+  response_body: col.text().nullable(),
+  error_code: col.string(64).nullable(),
+  error_message: col.text().nullable(),
+  attempts: col.json<AttemptRecord[]>().nullable(),
+  created_at: col.timestamp(),
+};
+
+const indexes = [
+  { columns: ['organisation_id', 'created_at'] },
+  { columns: ['workspace_id', 'created_at'] },
+  { columns: ['trace_id'] },
+] as const;
+
+/** The table as 0001 created it (its DDL must not change: a database that applied it is never migrated again). */
+const requestLogsV1 = defineTable('request_logs', columnsV1, { indexes });
+
 export const requestLogs = defineTable(
   'request_logs',
   {
-    id: col.id(),
-    trace_id: col.string(128),
-    span_id: col.string(128).nullable(),
-    parent_span_id: col.string(128).nullable(),
-    span_name: col.string(255).nullable(),
-    organisation_id: col.ref().nullable(),
-    workspace_id: col.ref().nullable(),
-    api_key_id: col.ref().nullable(),
-    provider: col.string(64).nullable(),
-    model: col.string(255).nullable(),
-    endpoint: col.string(32),
-    method: col.string(16),
-    path: col.string(1024),
-    status: col.int(),
-    latency_ms: col.int(),
-    upstream_latency_ms: col.int().nullable(),
-    prompt_tokens: col.int().nullable(),
-    completion_tokens: col.int().nullable(),
-    total_tokens: col.int().nullable(),
-    cache_status: col.string(32).nullable(),
-    target_index: col.string(255).nullable(),
-    retry_count: col.int().default(0),
-    metadata: col.json<Record<string, string>>().nullable(),
-    request_body: col.text().nullable(),
-    response_body: col.text().nullable(),
-    error_code: col.string(64).nullable(),
-    error_message: col.text().nullable(),
-    attempts: col.json<AttemptRecord[]>().nullable(),
-    created_at: col.timestamp(),
+    ...columnsV1,
+    /** Results of the request's hooks and guardrails (plugins/hooks), feedback included; async ones too. */
+    hook_results: col.json<unknown[]>().nullable(),
   },
-  {
-    indexes: [
-      { columns: ['organisation_id', 'created_at'] },
-      { columns: ['workspace_id', 'created_at'] },
-      { columns: ['trace_id'] },
-    ],
-  },
+  { indexes },
 );
 
-export const requestLogMigrations: Migration[] = [{ id: 'request-log/0001-request-logs', tables: [requestLogs] }];
+/**
+ * MySQL 8 has no `ADD COLUMN IF NOT EXISTS` (MariaDB has): the column is added only when information_schema says it
+ * is missing, so the statements can run again after a crash between them and the migration's record.
+ */
+const addColumnMysql = (table: string, column: string, type: string): string[] => [
+  `SET @gw_add_column = (SELECT IF(COUNT(*) = 0, 'ALTER TABLE \`${table}\` ADD COLUMN \`${column}\` ${type}', 'SELECT 1') ` +
+    `FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '${table}' AND COLUMN_NAME = '${column}')`,
+  'PREPARE gw_add_column FROM @gw_add_column',
+  'EXECUTE gw_add_column',
+  'DEALLOCATE PREPARE gw_add_column',
+];
+
+export const requestLogMigrations: Migration[] = [
+  { id: 'request-log/0001-request-logs', tables: [requestLogsV1] },
+  {
+    id: 'request-log/0002-hook-results',
+    statements: {
+      sqlite: ['ALTER TABLE "request_logs" ADD COLUMN "hook_results" TEXT NULL'],
+      mysql: addColumnMysql('request_logs', 'hook_results', 'JSON NULL'),
+    },
+  },
+];

@@ -1,10 +1,10 @@
 /**
  * Entries as they are posted to the writer thread. Structured clone is slow for nested objects and costs a fixed
  * overhead per ArrayBuffer (measured in Bun: ~5 µs per entry for a batch of nested entries with byte bodies), so an
- * entry travels flat: scalar fields and strings, `metadata` and `attempts` as JSON text, and the byte bodies of a
- * part packed into one buffer that is transferred, not copied. Byte bodies are cut to the stored size first, so a
- * 30 MB upload costs no more than its first `maxBodyBytes` bytes; non-text bodies (stored as a size note) send no
- * bytes at all. Only a parsed body that a stage replaced travels as an object.
+ * entry travels flat: scalar fields and strings, `metadata`, `attempts` and `hookResults` as JSON text, and the
+ * byte bodies of a part packed into one buffer that is transferred, not copied. Byte bodies are cut to the stored size
+ * first, so a 30 MB upload costs no more than its first `maxBodyBytes` bytes; non-text bodies (stored as a size note)
+ * send no bytes at all. Only a parsed body that a stage replaced travels as an object.
  */
 import type { AttemptRecord, JsonObject } from '@gateway/sdk';
 import type { LogEntry } from './entry.ts';
@@ -35,6 +35,8 @@ export interface WireEntry {
   metadata: string | null;
   /** JSON text. */
   attempts: string | null;
+  /** JSON text. */
+  hookResults: string | null;
   /** A text or object body; null when the body is bytes in the pack (or there is none). */
   requestBody: JsonObject | string | null;
   /** Where the byte body sits in the part's pack: offset, length kept, and its whole size (-1: no byte body). */
@@ -126,6 +128,7 @@ export function toWirePart(
       retryCount: num(e.retryCount) ?? 0,
       metadata: e.metadata ? JSON.stringify(e.metadata) : null,
       attempts: e.attempts ? JSON.stringify(e.attempts) : null,
+      hookResults: e.hookResults ? JSON.stringify(e.hookResults) : null,
       requestBody,
       bodyOffset,
       bodyLength,
@@ -163,6 +166,7 @@ export function fromWirePart(part: WirePart): LogEntry[] {
     retryCount: w.retryCount,
     metadata: w.metadata === null ? null : (JSON.parse(w.metadata) as Record<string, string>),
     attempts: w.attempts === null ? null : (JSON.parse(w.attempts) as AttemptRecord[]),
+    hookResults: w.hookResults == null ? null : (JSON.parse(w.hookResults) as unknown[]),
     requestBody:
       w.bodyBytes >= 0 ? (pack && w.bodyLength > 0 ? pack.subarray(w.bodyOffset, w.bodyOffset + w.bodyLength) : new Uint8Array(0)) : w.requestBody,
     requestBodyBytes: w.bodyBytes >= 0 ? w.bodyBytes : null,
