@@ -9,7 +9,7 @@ import {
   type SettledBody,
   type TranslateContext,
 } from '@gateway/sdk';
-import { watch } from './deadlines.ts';
+import { track, untrack, type Watch } from './deadlines.ts';
 import { forwardedHeaders, passthroughHeaders, relayedResponseHeaders, retryAfterMs } from './headers.ts';
 import type { HostGuard } from './host-guard.ts';
 import { applyParamRules } from './params.ts';
@@ -25,6 +25,46 @@ export interface CallOptions {
   streamIdleTimeoutMs: number;
   /** Used when the target sets no `request_timeout`: nothing may hang a client forever. */
   defaultTimeoutMs: number;
+}
+
+/**
+ * An attempt's deadline and abort: watched by the shared sweeper (deadlines.ts) as an object with methods, so an
+ * attempt allocates no closures for it. Only an attempt still pending after a moment listens for the client going
+ * away (reading request.signal and adding a listener cost every request otherwise); a stream notices a departed
+ * client when its body is cancelled. The listener, once added, is never removed: aborting a finished attempt is a
+ * no-op.
+ */
+class AttemptGuard implements Watch {
+  readonly controller = new AbortController();
+  readonly deadline: number;
+  readonly slowAt: number;
+  timedOut = false;
+
+  constructor(
+    private readonly req: GatewayRequest,
+    readonly timeoutMs: number,
+  ) {
+    const now = performance.now();
+    this.deadline = now + timeoutMs;
+    this.slowAt = now + CLIENT_WATCH_AFTER_MS;
+    track(this);
+  }
+
+  /** Stops the deadline (idempotent). */
+  release(): void {
+    untrack(this);
+  }
+
+  expire(): void {
+    this.timedOut = true;
+    this.controller.abort();
+  }
+
+  slow(): void {
+    const signal = this.req.signal;
+    if (signal.aborted) this.controller.abort();
+    else signal.addEventListener('abort', () => this.controller.abort(), { once: true });
+  }
 }
 
 /** Thrown (not returned) when the client went away: there is nobody to answer. */
@@ -116,25 +156,8 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
   if (translator?.request) ctx.model = typeof prepared.body?.model === 'string' ? prepared.body.model : ctx.model;
 
   // One controller per attempt: the client leaving, the timeout, or an idle stream stops this call only.
-  const controller = new AbortController();
-  const timeoutMs = target.request_timeout ?? opts.defaultTimeoutMs;
-  let timedOut = false;
-  const now = performance.now();
-  const release = watch({
-    deadline: now + timeoutMs,
-    expire: () => {
-      timedOut = true;
-      controller.abort();
-    },
-    // Only an attempt still pending after a moment listens for the client going away (reading request.signal
-    // and adding a listener cost every request otherwise). A stream notices a departed client when its body is
-    // cancelled; the listener, once added, is never removed: aborting a finished attempt is a no-op.
-    slowAt: now + CLIENT_WATCH_AFTER_MS,
-    slow: () => {
-      if (req.signal.aborted) controller.abort();
-      else req.signal.addEventListener('abort', () => controller.abort(), { once: true });
-    },
-  });
+  const guard = new AttemptGuard(req, target.request_timeout ?? opts.defaultTimeoutMs);
+  const { controller, timeoutMs } = guard;
 
   const started = performance.now();
   let upstream: Response;
@@ -149,9 +172,9 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
       decompress: translator !== undefined,
     } as RequestInit);
   } catch (error) {
-    release();
+    guard.release();
     if (req.signal.aborted) throw new ClientGoneError();
-    const err = timedOut ? Errors.timeout(timeoutMs) : Errors.upstreamUnreachable(providerId, describe(error));
+    const err = guard.timedOut ? Errors.timeout(timeoutMs) : Errors.upstreamUnreachable(providerId, describe(error));
     return { response: err.toResponse(), status: err.status, providerId, error: err, settled: settledNow(undefined, err) };
   }
   const upstreamLatencyMs = performance.now() - started;
@@ -160,7 +183,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
 
   // Passthrough: the answer goes back unchanged, status, headers and bytes, streams included.
   if (!translator) {
-    release();
+    guard.release();
     return passthroughResult(upstream, providerId, upstreamLatencyMs, retryAfter, controller, opts);
   }
 
@@ -169,12 +192,12 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
     try {
       text = await upstream.text();
     } catch (error) {
-      release();
+      guard.release();
       if (req.signal.aborted) throw new ClientGoneError();
-      const err = timedOut ? Errors.timeout(timeoutMs) : Errors.upstreamUnreachable(providerId, describe(error));
+      const err = guard.timedOut ? Errors.timeout(timeoutMs) : Errors.upstreamUnreachable(providerId, describe(error));
       return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(undefined, err) };
     }
-    release();
+    guard.release();
     const err = normaliseProviderError(attempt.provider, status, text);
     return { response: err.toResponse(), status, providerId, error: err, upstreamLatencyMs, retryAfterMs: retryAfter, settled: settledNow(text, err) };
   }
@@ -189,17 +212,17 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
     try {
       first = await reader.read();
     } catch (error) {
-      release();
+      guard.release();
       if (req.signal.aborted) throw new ClientGoneError();
-      const err = timedOut ? Errors.timeout(timeoutMs) : Errors.upstreamUnreachable(providerId, `the stream broke before its first byte: ${describe(error)}`);
+      const err = guard.timedOut ? Errors.timeout(timeoutMs) : Errors.upstreamUnreachable(providerId, `the stream broke before its first byte: ${describe(error)}`);
       return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(undefined, err) };
     }
     if (first.done) {
-      release();
+      guard.release();
       const err = Errors.upstreamUnreachable(providerId, 'the stream ended before its first byte');
       return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(undefined, err) };
     }
-    release(); // from here the idle timeout guards the stream
+    guard.release(); // from here the idle timeout guards the stream
     let processor: StreamProcessor;
     if (translator?.stream?.toChunks)
       processor = new TranslatingProcessor({ ...translator.stream, toChunks: translator.stream.toChunks }, ctx);
@@ -213,7 +236,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
       idleTimeoutMs: opts.streamIdleTimeoutMs,
       abortUpstream: () => controller.abort(),
       onEnd: (end) => {
-        release();
+        guard.release();
         resolveSettled({ body: end.body, error: end.error, clientAborted: end.clientAborted, complete: end.complete });
       },
     }, first.value);
@@ -228,12 +251,12 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
   try {
     text = await upstream.text();
   } catch (error) {
-    release();
+    guard.release();
     if (req.signal.aborted) throw new ClientGoneError();
-    const err = timedOut ? Errors.timeout(timeoutMs) : Errors.upstreamUnreachable(providerId, describe(error));
+    const err = guard.timedOut ? Errors.timeout(timeoutMs) : Errors.upstreamUnreachable(providerId, describe(error));
     return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(undefined, err) };
   }
-  release();
+  guard.release();
 
   if (translator?.response) {
     let mapped: JsonObject;

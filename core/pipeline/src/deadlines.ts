@@ -8,12 +8,15 @@ export const TICK_MS = 25;
 
 export interface Watch {
   /** performance.now() after which `expire` runs. */
-  deadline: number;
+  readonly deadline: number;
   expire(): void;
   /** performance.now() after which `slow` runs once, if the watch is still there. */
-  slowAt?: number;
+  readonly slowAt?: number;
   slow?(): void;
 }
+
+/** Watches whose `slow` already ran (a Set rather than a flag on the watch, so watches can be plain classes). */
+const slowDone = new WeakSet<Watch>();
 
 const watches = new Set<Watch>();
 let timer: Timer | undefined;
@@ -21,10 +24,9 @@ let timer: Timer | undefined;
 function tick(): void {
   const now = performance.now();
   for (const w of watches) {
-    if (w.slow && w.slowAt !== undefined && now >= w.slowAt) {
-      const slow = w.slow;
-      w.slow = undefined;
-      slow();
+    if (w.slow && w.slowAt !== undefined && now >= w.slowAt && !slowDone.has(w)) {
+      slowDone.add(w);
+      w.slow();
     }
     if (now >= w.deadline) {
       watches.delete(w);
@@ -37,16 +39,24 @@ function tick(): void {
   }
 }
 
-/** Starts watching; the returned function stops it (idempotent). */
-export function watch(w: Watch): () => void {
+/** Starts watching (allocates nothing); `untrack` stops it. */
+export function track(w: Watch): void {
   watches.add(w);
   if (!timer) {
     timer = setInterval(tick, TICK_MS);
     timer.unref();
   }
-  return () => {
-    watches.delete(w);
-  };
+}
+
+/** Stops watching (idempotent). */
+export function untrack(w: Watch): void {
+  watches.delete(w);
+}
+
+/** Starts watching; the returned function stops it (idempotent). */
+export function watch(w: Watch): () => void {
+  track(w);
+  return () => untrack(w);
 }
 
 /** For tests: how many attempts are being watched. */

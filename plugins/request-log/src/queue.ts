@@ -83,8 +83,9 @@ export class LogQueue {
   constructor(database: Pick<DatabaseHelpers, 'insert'>, options: LogQueueOptions) {
     this.logger = options.logger;
     this.o = {
-      intervalMs: options.intervalMs ?? 250,
-      batchSize: options.batchSize ?? 500,
+      // Short: entries hold bodies; the sooner they leave the main heap, the less survives into older GC generations.
+      intervalMs: options.intervalMs ?? 100,
+      batchSize: options.batchSize ?? 256,
       maxEntries: options.maxEntries ?? 50_000,
       maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
       retryDelayMs: options.retryDelayMs ?? 500,
