@@ -8,6 +8,7 @@ import {
   type ProviderCall,
   type SettledBody,
   type TranslateContext,
+  WholeAnswer,
 } from '@gateway/sdk';
 import { track, untrack, type Watch } from './deadlines.ts';
 import { forwardedHeaders, passthroughHeaders, relayedResponseHeaders, retryAfterMs } from './headers.ts';
@@ -158,6 +159,14 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
   // One controller per attempt: the client leaving, the timeout, or an idle stream stops this call only.
   const guard = new AttemptGuard(req, target.request_timeout ?? opts.defaultTimeoutMs);
   const { controller, timeoutMs } = guard;
+  let upstreamLatencyMs: number | undefined;
+  /** The provider could not be read (refused, reset, timed out): a retryable failure, or nobody left to answer. */
+  const unreachable = (error: unknown, detail = describe(error)): AttemptResult => {
+    guard.release();
+    if (req.signal.aborted) throw new ClientGoneError();
+    const err = guard.timedOut ? Errors.timeout(timeoutMs) : Errors.upstreamUnreachable(providerId, detail);
+    return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(undefined, err) };
+  };
 
   const started = performance.now();
   let upstream: Response;
@@ -172,12 +181,9 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
       decompress: translator !== undefined,
     } as RequestInit);
   } catch (error) {
-    guard.release();
-    if (req.signal.aborted) throw new ClientGoneError();
-    const err = guard.timedOut ? Errors.timeout(timeoutMs) : Errors.upstreamUnreachable(providerId, describe(error));
-    return { response: err.toResponse(), status: err.status, providerId, error: err, settled: settledNow(undefined, err) };
+    return unreachable(error);
   }
-  const upstreamLatencyMs = performance.now() - started;
+  upstreamLatencyMs = performance.now() - started;
   const status = upstream.status;
   const retryAfter = retryAfterMs(upstream.headers);
 
@@ -192,10 +198,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
     try {
       text = await upstream.text();
     } catch (error) {
-      guard.release();
-      if (req.signal.aborted) throw new ClientGoneError();
-      const err = guard.timedOut ? Errors.timeout(timeoutMs) : Errors.upstreamUnreachable(providerId, describe(error));
-      return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(undefined, err) };
+      return unreachable(error);
     }
     guard.release();
     const err = normaliseProviderError(attempt.provider, status, text);
@@ -212,10 +215,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
     try {
       first = await reader.read();
     } catch (error) {
-      guard.release();
-      if (req.signal.aborted) throw new ClientGoneError();
-      const err = guard.timedOut ? Errors.timeout(timeoutMs) : Errors.upstreamUnreachable(providerId, `the stream broke before its first byte: ${describe(error)}`);
-      return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(undefined, err) };
+      return unreachable(error, `the stream broke before its first byte: ${describe(error)}`);
     }
     if (first.done) {
       guard.release();
@@ -251,10 +251,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
   try {
     text = await upstream.text();
   } catch (error) {
-    guard.release();
-    if (req.signal.aborted) throw new ClientGoneError();
-    const err = guard.timedOut ? Errors.timeout(timeoutMs) : Errors.upstreamUnreachable(providerId, describe(error));
-    return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(undefined, err) };
+    return unreachable(error);
   }
   guard.release();
 
@@ -274,28 +271,6 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
     return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(text, err) };
   }
   return wholeAnswer(text, status, providerId, upstreamLatencyMs);
-}
-
-/** A whole JSON answer: its Response is built only if something asks for it (the server builds its own). */
-class WholeAnswer implements AttemptResult {
-  readonly answer: { text: string; status: number; contentType: string };
-  readonly settled: Promise<SettledBody>;
-  private built: Response | undefined;
-
-  constructor(
-    text: string,
-    readonly status: number,
-    readonly providerId: string,
-    readonly upstreamLatencyMs: number,
-  ) {
-    this.answer = { text, status, contentType: 'application/json' };
-    this.settled = settledNow(text);
-  }
-
-  get response(): Response {
-    this.built ??= new Response(this.answer.text, { status: this.status, headers: JSON_HEADERS });
-    return this.built;
-  }
 }
 
 function wholeAnswer(text: string, status: number, providerId: string, upstreamLatencyMs: number): AttemptResult {

@@ -6,3 +6,4 @@ export * from './plugin.ts';
 export * from './db.ts';
 export * from './param-path.ts';
 export * from './embeddings.ts';
+export * from './answer.ts';

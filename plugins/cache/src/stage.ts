@@ -20,6 +20,7 @@ import type {
   Logger,
   SettledBody,
 } from '@gateway/sdk';
+import { WholeAnswer } from '@gateway/sdk';
 import { decodeEntry, type Entry, type EntryKind, encodeEntry, entryKind } from './entry.ts';
 import { type Conversation, conversationOf, exactKey, FORCE_REFRESH_HEADER, keyHead, scopeOf, textHash } from './key.ts';
 import { bestMatch, decodeIndex, type Embedder, encodeIndex, type PartitionIndex, withItem } from './semantic.ts';
@@ -45,7 +46,6 @@ export interface ResponseCacheOptions {
 /** Runs before every other attempt stage (rate/usage policies, the circuit breaker at 900). */
 export const CACHE_STAGE_ORDER = 50;
 
-const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' } as const;
 
 const configured = new WeakMap<GatewayConfig, boolean>();
@@ -60,26 +60,6 @@ export function hasCache(node: GatewayConfig): boolean {
   return answer;
 }
 
-/** A whole answer from the store: like the pipeline's own, its Response is built only if something asks for it. */
-class CachedAnswer implements AttemptResult {
-  readonly answer: { text: string; status: number; contentType: string };
-  readonly settled: Promise<SettledBody>;
-  private built: Response | undefined;
-
-  constructor(
-    text: string,
-    readonly status: number,
-    readonly providerId: string,
-  ) {
-    this.answer = { text, status, contentType: 'application/json' };
-    this.settled = Promise.resolve({ body: text });
-  }
-
-  get response(): Response {
-    this.built ??= new Response(this.answer.text, { status: this.status, headers: JSON_HEADERS });
-    return this.built;
-  }
-}
 
 /** What a semantic lookup learnt, reused when the answer is indexed. */
 interface SemanticContext {
@@ -262,7 +242,7 @@ export class ResponseCache {
     }
     // A whole answer always carries usage; one assembled from a stream that did not send it serves streams only.
     if (entry.source === 'sse' && !entry.usage && entry.kind !== 'embed') return undefined;
-    return new CachedAnswer(entry.body, entry.status, providerId);
+    return new WholeAnswer(entry.body, entry.status, providerId);
   }
 
   // ---- store --------------------------------------------------------------------------------------------------
