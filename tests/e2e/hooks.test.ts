@@ -10,12 +10,9 @@
 // runs the unmodified main.ts (tests/helpers/gateway-process.ts): hooks are ignored.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import OpenAI, { APIError } from 'openai';
 import { createE2EDatabase, E2E_DIALECTS, type E2EDatabase, freePort, jsonColumn, type Row } from '../helpers/e2e-database.ts';
-import { type GatewayProcess, ROOT, startGatewayProcess } from '../helpers/gateway-process.ts';
+import { type GatewayProcess, startGatewayProcess } from '../helpers/gateway-process.ts';
 import { type OpenAIMock, startOpenAIMock } from '../mocks/openai-server.ts';
 
 const T = 30_000;
@@ -31,50 +28,8 @@ interface HookResult {
   execution_time: number;
 }
 
-/** startGatewayProcess for the fixture server (same environment, same readiness line, same graceful stop). */
-async function startHooksGateway(env: Record<string, string>): Promise<GatewayProcess> {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-e2e-hooks-'));
-  const adminKey = `gw-test-${crypto.randomUUID()}`;
-  const proc = Bun.spawn([process.execPath, SERVER], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: `sqlite:${join(dir, 'gw.db')}`, LOG_LEVEL: 'info', ...env, GATEWAY_ADMIN_API_KEY: adminKey },
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  let text = '';
-  const pump = async (stream: ReadableStream<Uint8Array>) => {
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
-  };
-  void pump(proc.stdout);
-  void pump(proc.stderr);
-  const deadline = Date.now() + 30_000;
-  let port = 0;
-  while (!port) {
-    const match = /"port":(\d+)[^\n]*gateway listening/.exec(text);
-    if (match) port = Number(match[1]);
-    else if (proc.exitCode !== null) throw new Error(`gateway exited with ${proc.exitCode} before listening:\n${text}`);
-    else if (Date.now() > deadline) {
-      proc.kill('SIGKILL');
-      throw new Error(`gateway did not start within 30 s:\n${text}`);
-    } else await Bun.sleep(25);
-  }
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    adminKey,
-    proc,
-    output: () => text,
-    async stop() {
-      if (proc.exitCode === null) proc.kill('SIGTERM');
-      const code = await Promise.race([proc.exited, Bun.sleep(15_000).then(() => -1)]);
-      if (code === -1) proc.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-      return code;
-    },
-  };
-}
+/** The real server with the fixture's extra plugin root (the hook engine's test checks). */
+const startHooksGateway = (env: Record<string, string>): Promise<GatewayProcess> => startGatewayProcess(env, SERVER);
 
 describe.each(E2E_DIALECTS)('hooks and guardrails end to end (%s)', (dialect) => {
   let db: E2EDatabase;

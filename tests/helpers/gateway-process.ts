@@ -20,10 +20,14 @@ export interface GatewayProcess {
  * Starts the real server (`bun core/server/src/main.ts`) on a free port with its own SQLite file unless
  * DATABASE_URL is given, and waits until it listens.
  */
-export async function startGatewayProcess(env: Record<string, string> = {}): Promise<GatewayProcess> {
+export async function startGatewayProcess(
+  env: Record<string, string> = {},
+  /** The script to run, relative to the repository root (a fixture server may load extra plugin roots). */
+  entry = 'core/server/src/main.ts',
+): Promise<GatewayProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-e2e-'));
   const adminKey = env.GATEWAY_ADMIN_API_KEY ?? `gw-test-${crypto.randomUUID()}`;
-  const proc = Bun.spawn([process.execPath, 'core/server/src/main.ts'], {
+  const proc = Bun.spawn([process.execPath, entry], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -106,18 +106,32 @@ async function runLeaf(req: GatewayRequest, leaf: TargetConfig, index: string, d
   }
 }
 
+/** The paths of a node's children (`config.targets[1].targets[0]`): a node sits at one place in its (shared) tree. */
+const pathCache = new WeakMap<GatewayConfig, string[]>();
+function childPaths(node: GatewayConfig, index: string): string[] {
+  let paths = pathCache.get(node);
+  if (!paths || paths[0]?.startsWith(`${index}.`) === false) {
+    paths = (node.targets ?? []).map((_, i) => `${index}.targets[${i}]`);
+    pathCache.set(node, paths);
+  }
+  return paths;
+}
+
 /** Routes a request through a config node: a leaf is called (with retries), a strategy node picks children. */
 export async function route(req: GatewayRequest, node: GatewayConfig, index: string, deps: EngineDeps, log: AttemptRecord[]): Promise<RoutedResult> {
   if (!node.strategy || !node.targets?.length) return runLeaf(req, node, index, deps, log);
   const strategy = deps.strategies.get(node.strategy.mode);
   if (!strategy) throw Errors.badRequest(`No strategy handles mode "${node.strategy.mode}"`, 'strategy.mode');
   const children = effectiveTargets(node);
+  const paths = childPaths(node, index);
   const ctx: StrategyContext = {
     request: req,
     isAvailable: (childIndex) => {
-      const i = Number(/\[(\d+)\]$/.exec(childIndex)?.[1] ?? -1);
+      if (!deps.isAvailable) return true;
+      // `[i]`, as the strategies name a child: read without a regex.
+      const i = Number(childIndex.slice(1, -1));
       const child = children[i];
-      return !child || !deps.isAvailable || deps.isAvailable(req, `${index}.targets${childIndex}`, child);
+      return !child || deps.isAvailable(req, paths[i] as string, child);
     },
   };
   const order = strategy.plan(node, ctx);
@@ -127,7 +141,7 @@ export async function route(req: GatewayRequest, node: GatewayConfig, index: str
     const i = order[k] as number;
     const child = children[i] as TargetConfig;
     if (result) discard(result);
-    result = await route(req, child, `${index}.targets[${i}]`, deps, log);
+    result = await route(req, child, paths[i] as string, deps, log);
     if (k === order.length - 1 || !strategy.next(result, node, child)) return result;
   }
   return result as RoutedResult;

@@ -22,8 +22,13 @@ export interface HandlerDeps {
 const EMPTY_METADATA: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
 const EMPTY_CONFIG: GatewayRequest['config'] = Object.freeze({});
 
+/** Parsed metadata by header value: the same few values repeat across requests (bounded, second-chance-free: cleared when full). */
+const metadataCache = new Map<string, Readonly<Record<string, string>>>();
+
 function parseMetadata(value: string | undefined): Readonly<Record<string, string>> {
   if (value === undefined || value === '') return EMPTY_METADATA;
+  const cached = metadataCache.get(value);
+  if (cached) return cached;
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
@@ -34,7 +39,13 @@ function parseMetadata(value: string | undefined): Readonly<Record<string, strin
     throw Errors.badRequest('x-gateway-metadata must be a JSON object of string values', 'x-gateway-metadata');
   const out: Record<string, string> = Object.create(null);
   for (const [k, v] of Object.entries(parsed)) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
-  return out;
+  // Frozen: one object is shared by every request that sends the same header.
+  const frozen = Object.freeze(out);
+  if (value.length <= 4096) {
+    if (metadataCache.size >= 1000) metadataCache.clear();
+    metadataCache.set(value, frozen);
+  }
+  return frozen;
 }
 
 /** The caller of a request, from `x-gateway-api-key`; 401 in every other case. A cached key costs no promise. */

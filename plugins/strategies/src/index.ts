@@ -20,14 +20,45 @@ export const single: Strategy = {
   next: () => false,
 };
 
+/** Cumulative weights of a node's targets (weight 0 never chosen), computed once per (frozen, shared) config. */
+const cumulative = new WeakMap<GatewayConfig, { indices: number[]; sums: number[]; total: number }>();
+
+function weightsOf(node: GatewayConfig) {
+  let w = cumulative.get(node);
+  if (!w) {
+    const indices: number[] = [];
+    const sums: number[] = [];
+    let total = 0;
+    (node.targets ?? []).forEach((t, i) => {
+      const weight = t.weight ?? 1;
+      if (weight > 0) {
+        total += weight;
+        indices.push(i);
+        sums.push(total);
+      }
+    });
+    w = { indices, sums, total };
+    cumulative.set(node, w);
+  }
+  return w;
+}
+
 export const loadbalance: Strategy = {
   mode: 'loadbalance',
   plan(node, ctx) {
     const targets = node.targets ?? [];
+    const { indices, sums, total } = weightsOf(node);
+    // The common case (every target available) picks without allocating.
+    if (indices.every((i) => ctx.isAvailable(childIndex(i)))) {
+      if (total <= 0) return [];
+      const pick = Math.random() * total;
+      for (let k = 0; k < sums.length; k++) if (pick < (sums[k] as number)) return [indices[k] as number];
+      return indices.slice(-1);
+    }
     const candidates = available(node, ctx.isAvailable).filter((i) => (targets[i]?.weight ?? 1) > 0);
-    const total = candidates.reduce((sum, i) => sum + (targets[i]?.weight ?? 1), 0);
-    if (total <= 0) return [];
-    let pick = Math.random() * total;
+    const sum = candidates.reduce((acc, i) => acc + (targets[i]?.weight ?? 1), 0);
+    if (sum <= 0) return [];
+    let pick = Math.random() * sum;
     for (const i of candidates) {
       pick -= targets[i]?.weight ?? 1;
       if (pick < 0) return [i];
