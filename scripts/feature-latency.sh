@@ -1,0 +1,48 @@
+#!/bin/bash
+# Latency at c=1 (p50/p99) of features the shared bench does not cover: a plain gateway call, three cheap input
+# checks, a cache miss (a unique namespace per request), a cache hit, and a direct call to the bench mock.
+# Pinned like ../shared/bench (load generator and mock on CPU 0, gateway on CPU 1). Needs wrk and taskset.
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUN="$ROOT/node_modules/.bin/bun"
+MOCK="$ROOT/../shared/bench/src/mock.ts"
+rm -rf "${TMPDIR:-/tmp}/featdb"; mkdir -p "${TMPDIR:-/tmp}/featdb"
+MOCK_PORT=18960 taskset -c 0 $BUN "$MOCK" > /tmp/featmock.log 2>&1 & MP=$!
+sleep 0.5
+(cd "$ROOT" && exec env PORT=18961 HOST=127.0.0.1 DATABASE_URL=sqlite:"${TMPDIR:-/tmp}/featdb"/gw.db GATEWAY_ADMIN_API_KEY=k LOG_LEVEL=warn BUN_CONFIG_MAX_HTTP_REQUESTS=65535 taskset -c 1 $BUN core/server/src/main.ts > /tmp/featgw.log 2>&1) & GW=$!
+for i in $(seq 50); do curl -s localhost:18961/health >/dev/null && break; sleep 0.1; done
+BODY='{"model":"gpt-4o-mini","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Say hello in five words, please."}]}'
+mk() { # $1 name, $2 config json or empty, $3 extra lua
+cat > /tmp/feat-$1.lua <<L
+wrk.method = "POST"
+wrk.body = '$BODY'
+wrk.headers["content-type"] = "application/json"
+wrk.headers["x-gateway-api-key"] = "k"
+wrk.headers["authorization"] = "Bearer x"
+L
+if [ -n "$2" ]; then echo "wrk.headers[\"x-gateway-config\"] = '$2'" >> /tmp/feat-$1.lua; else printf 'wrk.headers["x-gateway-provider"] = "openai"\nwrk.headers["x-gateway-custom-host"] = "http://127.0.0.1:18960/v1"\n' >> /tmp/feat-$1.lua; fi
+[ -n "$3" ] && echo "$3" >> /tmp/feat-$1.lua
+}
+T='"provider":"openai","api_key":"x","custom_host":"http://127.0.0.1:18960/v1"'
+mk plain "{$T}"
+mk checks "{$T,\"input_guardrails\":[{\"default.wordCount\":{\"minWords\":1},\"default.contains\":{\"words\":[\"forbidden\"],\"operator\":\"none\"},\"default.characterCount\":{\"maxCharacters\":10000},\"deny\":true}]}"
+mk cachehit "{$T,\"cache\":{\"mode\":\"simple\"}}"
+mk cachemiss "{$T,\"cache\":{\"mode\":\"simple\"}}" 'counter = 0
+request = function() counter = counter + 1; wrk.headers["x-gateway-cache-namespace"] = "ns-" .. counter .. "-" .. math.random(1e9); return wrk.format() end'
+cat > /tmp/feat-direct.lua <<L
+wrk.method = "POST"
+wrk.body = '$BODY'
+wrk.headers["content-type"] = "application/json"
+L
+run() { # $1 name $2 url
+  taskset -c 0 wrk -t1 -c1 -d2s -s /tmp/feat-$1.lua "$2" > /dev/null
+  R=$(taskset -c 0 wrk -t1 -c1 -d6s --latency -s /tmp/feat-$1.lua "$2")
+  printf '%-10s p50 %8s  p99 %8s  req/s %s  %s\n' "$1" "$(echo "$R" | awk '$1=="50%"{print $2}')" "$(echo "$R" | awk '$1=="99%"{print $2}')" "$(echo "$R" | awk '/Requests\/sec/{print $2}')" "$(echo "$R" | grep -i non-2xx)"
+}
+for round in 1 2; do
+  run direct http://127.0.0.1:18960/v1/chat/completions
+  run plain http://127.0.0.1:18961/v1/chat/completions
+  run checks http://127.0.0.1:18961/v1/chat/completions
+  run cachemiss http://127.0.0.1:18961/v1/chat/completions
+  run cachehit http://127.0.0.1:18961/v1/chat/completions
+done
+kill $GW $MP
