@@ -26,8 +26,11 @@ T='"provider":"openai","api_key":"x","custom_host":"http://127.0.0.1:18960/v1"'
 mk plain "{$T}"
 mk checks "{$T,\"input_guardrails\":[{\"default.wordCount\":{\"minWords\":1},\"default.contains\":{\"words\":[\"forbidden\"],\"operator\":\"none\"},\"default.characterCount\":{\"maxCharacters\":10000},\"deny\":true}]}"
 mk cachehit "{$T,\"cache\":{\"mode\":\"simple\"}}"
+# A namespace never seen before on every request, across wrk runs too (a per-run prefix): every request misses.
 mk cachemiss "{$T,\"cache\":{\"mode\":\"simple\"}}" 'counter = 0
-request = function() counter = counter + 1; wrk.headers["x-gateway-cache-namespace"] = "ns-" .. counter .. "-" .. math.random(1e9); return wrk.format() end'
+math.randomseed(os.time())
+prefix = os.time() .. "-" .. math.random(1e9)
+request = function() counter = counter + 1; wrk.headers["x-gateway-cache-namespace"] = "ns-" .. prefix .. "-" .. counter; return wrk.format() end'
 cat > /tmp/feat-direct.lua <<L
 wrk.method = "POST"
 wrk.body = '$BODY'
