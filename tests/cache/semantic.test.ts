@@ -97,6 +97,7 @@ function vectorOf(text: string): number[] {
 
 const embeddingCalls: { auth: string | null; body: { model?: string; input?: string[] } }[] = [];
 let embeddingsDown = false;
+let embeddingsDelayMs = 0;
 const embeddings = Bun.serve({
   hostname: '127.0.0.1',
   port: 0,
@@ -104,6 +105,7 @@ const embeddings = Bun.serve({
     const body = (await req.json()) as { model?: string; input?: string[] };
     embeddingCalls.push({ auth: req.headers.get('authorization'), body });
     if (embeddingsDown) return new Response('{"error":{"message":"down"}}', { status: 503 });
+    if (embeddingsDelayMs) await Bun.sleep(embeddingsDelayMs);
     const input = body.input ?? [];
     return Response.json({ object: 'list', model: body.model, data: input.map((text, index) => ({ object: 'embedding', index, embedding: vectorOf(text) })), usage: { prompt_tokens: 1, total_tokens: 1 } });
   },
@@ -122,6 +124,18 @@ describe('semantic mode, configured embeddings endpoint', () => {
     stack().mock.reset();
     embeddingCalls.length = 0;
     embeddingsDown = false;
+    embeddingsDelayMs = 0;
+  });
+
+  test('a request right behind a stored answer sees it, even while its index entry is still being embedded', async () => {
+    const { client } = stack();
+    const h = ns('slow-embedder');
+    embeddingsDelayMs = 150; // storing the first answer needs an embedding: slower than the next request
+    const first = await chat(client(), userChat('What is the capital of France?'), h);
+    expect(first.status).toBe('SEMANTIC_MISS');
+    const para = await chat(client(), userChat('Which town hosts the French government?'), h);
+    expect(para.status).toBe('SEMANTIC_HIT');
+    expect(para.data.id).toBe(first.data.id);
   });
 
   test('a paraphrase the endpoint finds similar is a hit; the endpoint is called as configured', async () => {

@@ -196,6 +196,10 @@ export class ResponseCache {
       vectors: new Map(),
     };
     l.semantic = semantic;
+    // An answer of this partition still being added to its index (in this process) is waited for, so that a
+    // request right after it sees it; nothing to wait for in the common case.
+    const indexing = this.indexing.get(semantic.partitionKey);
+    if (indexing) await indexing;
     const indexBytes = await this.read(semantic.partitionKey);
     const index = indexBytes ? decodeIndex(indexBytes, this.embedder.id) : undefined;
     if (!index) return undefined;
