@@ -56,7 +56,7 @@ function request(body: JsonObject): GatewayRequest {
     rawBody: undefined,
     parsedBody: body,
     metadata: {},
-    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: 'ws-bench', scopes: [] },
+    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: 'ws-bench', scopes: [], keyType: 'workspace-service', userId: null },
     config,
     signal: new AbortController().signal,
     receivedAt: 0,

@@ -4,7 +4,8 @@
 // the same body, the same namespace. Simple and semantic mode, whole and streamed.
 
 import { beforeAll, beforeEach, describe, expect, test } from 'bun:test';
-import { apiKeys, hashSecret, organisations, workspaces } from '@gateway/admin-identity';
+import { apiKeys, hashSecret } from '@gateway/admin-api-keys';
+import { organisations, workspaces } from '@gateway/admin-identity';
 import { createDatabase } from '@gateway/db';
 import OpenAI from 'openai';
 import { useStack } from '../helpers/e2e-stack.ts';

@@ -140,7 +140,7 @@ export function checkContext(options: ContextOptions = {}): GuardrailCheckContex
     rawBody: undefined,
     parsedBody: body,
     metadata: options.metadata ?? {},
-    caller: { apiKeyId: 'key-1', organisationId: 'org-1', workspaceId: 'ws-1', scopes: [] },
+    caller: { apiKeyId: 'key-1', organisationId: 'org-1', workspaceId: 'ws-1', scopes: [], keyType: 'workspace-service', userId: null },
     config: {},
     signal: options.signal ?? new AbortController().signal,
     receivedAt: performance.now(),

@@ -112,6 +112,32 @@ for (const dialect of DIALECTS) {
       expect(await db().count(things)).toBe(3);
     });
 
+    test('a transaction lands whole or not at all; concurrent transactions do not mix', async () => {
+      const before = await db().count(things);
+      await expect(
+        db().transaction(async (tx) => {
+          await tx.insert(things, { owner_id: 'tx', name: 'tx-one' });
+          expect(await tx.count(things, (c) => eq(c.owner_id, 'tx'))).toBe(1); // its own write is visible
+          await tx.insert(things, { owner_id: 'tx', name: 'alpha' }); // duplicate name: the whole transaction fails
+        }),
+      ).rejects.toThrow();
+      expect(await db().count(things)).toBe(before);
+      const results = await Promise.all(
+        [1, 2, 3].map((n) =>
+          db().transaction(async (tx) => {
+            await tx.insert(things, { owner_id: 'tx', name: `tx-${n}` });
+            await tx.update(things, { count: n }, (c) => eq(c.name, `tx-${n}`));
+            if (n === 2) throw new Error('second fails');
+            return n;
+          }).catch((e: Error) => e.message),
+        ),
+      );
+      expect(results).toEqual([1, 'second fails', 3]);
+      const rows = await db().select(things, { where: (c) => eq(c.owner_id, 'tx'), orderBy: (c) => asc(c.name), fresh: true });
+      expect(rows.map((r) => [r.name, r.count])).toEqual([['tx-1', 1], ['tx-3', 3]]);
+      await db().delete(things, (c) => eq(c.owner_id, 'tx'));
+    });
+
     test('large batches are split below the parameter limit', async () => {
       const rows = Array.from({ length: 3000 }, (_, i) => ({ owner_id: 'bulk', name: `bulk-${i}` }));
       expect(await db().insert(things, rows)).toBe(3000);

@@ -1,6 +1,6 @@
 import { drizzle as drizzleSqlite } from 'drizzle-orm/bun-sqlite';
 import { drizzle as drizzleMysql } from 'drizzle-orm/mysql2';
-import type { Database, Migration, MysqlDatabase, SqliteDatabase, TableDefBase } from '@gateway/sdk';
+import type { Database, Migration, MysqlDatabase, SqliteDatabase, TableDefBase, TransactionHelpers } from '@gateway/sdk';
 import { createHelpers } from './helpers.ts';
 import { migrateMysql, migrateSqlite } from './migrate.ts';
 import { openMysqlPool, readerTarget } from './mysql.ts';
@@ -22,8 +22,27 @@ export async function createDatabase(url: string, opts: CreateDatabaseOptions = 
     const client = openSqlite(target.path);
     const db = drizzleSqlite({ client });
     let closed = false;
+    const helpers = createHelpers({ dialect: 'sqlite', db, reader: db });
+    // One connection: a transaction holds it until it ends, so transactions queue behind each other.
+    let queue: Promise<unknown> = Promise.resolve();
+    const transaction = <T>(fn: (tx: TransactionHelpers) => Promise<T>): Promise<T> => {
+      const run = queue.then(async () => {
+        client.run('BEGIN IMMEDIATE');
+        try {
+          const result = await fn(helpers);
+          client.run('COMMIT');
+          return result;
+        } catch (error) {
+          if (client.inTransaction) client.run('ROLLBACK');
+          throw error;
+        }
+      });
+      queue = run.catch(() => undefined);
+      return run;
+    };
     const database: SqliteDatabase = {
-      ...createHelpers({ dialect: 'sqlite', db, reader: db }),
+      ...helpers,
+      transaction,
       dialect: 'sqlite',
       db,
       reader: db,
@@ -43,8 +62,26 @@ export async function createDatabase(url: string, opts: CreateDatabaseOptions = 
   const db = drizzleMysql({ client: pool });
   const reader = readerPool ? drizzleMysql({ client: readerPool }) : db;
   let closing: Promise<void> | undefined;
+  const transaction = async <T>(fn: (tx: TransactionHelpers) => Promise<T>): Promise<T> => {
+    const connection = await pool.getConnection();
+    try {
+      await connection.beginTransaction();
+      const txDb = drizzleMysql({ client: connection }) as unknown as MysqlDatabase['db'];
+      try {
+        const result = await fn(createHelpers({ dialect: 'mysql', db: txDb, reader: txDb }));
+        await connection.commit();
+        return result;
+      } catch (error) {
+        await connection.rollback().catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      connection.release();
+    }
+  };
   const database: MysqlDatabase = {
     ...createHelpers({ dialect: 'mysql', db, reader }),
+    transaction,
     dialect: 'mysql',
     db,
     reader,

@@ -31,7 +31,7 @@ export type Drizzles =
 const MAX_PARAMS = { sqlite: 30_000, mysql: 60_000 } as const;
 
 type Loose = Record<string, unknown>;
-type Helpers = Omit<DatabaseHelpers, 'migrate' | 'close'>;
+type Helpers = Omit<DatabaseHelpers, 'migrate' | 'close' | 'transaction'>;
 
 function chunks<T>(rows: readonly T[], size: number): T[][] {
   const out: T[][] = [];

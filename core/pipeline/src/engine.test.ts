@@ -110,7 +110,7 @@ function request(config: GatewayConfig, body: JsonObject = { model: 'client-mode
     rawBody: new TextEncoder().encode(JSON.stringify(body)),
     parsedBody: body,
     metadata: {},
-    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: 'w', scopes: ['*'] },
+    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: 'w', scopes: ['*'], keyType: 'workspace-service', userId: null },
     config,
     signal,
     receivedAt: performance.now(),

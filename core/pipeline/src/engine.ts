@@ -17,12 +17,18 @@ import { effectiveTargets } from './inherit.ts';
 import { applyParamRules } from './params.ts';
 import { backoffMs, RETRY_AFTER_CAP_MS, retryPolicy, sleep } from './retry.ts';
 
+export interface ResolvedTarget {
+  provider: ProviderAdapter;
+  target: TargetConfig;
+}
+
 export interface EngineDeps {
   strategies: ReadonlyMap<string, Strategy>;
   attemptStages: readonly AttemptStage[];
   call: CallOptions;
   /** The adapter for a leaf (and the leaf itself, rewritten for passthrough `@slug/model`). */
-  resolveProvider(target: TargetConfig, req: GatewayRequest): { provider: ProviderAdapter; target: TargetConfig };
+  /** A promise only when a stored object needs an outside lookup (a secret reference not cached). */
+  resolveProvider(target: TargetConfig, req: GatewayRequest): ResolvedTarget | Promise<ResolvedTarget>;
   /** Whether a target may be tried now (circuit breaker); defaults to always. */
   isAvailable?(req: GatewayRequest, index: string, target: TargetConfig): boolean;
 }
@@ -75,9 +81,10 @@ function shouldRetry(result: AttemptResult, codes: readonly number[]): boolean {
 }
 
 async function runLeaf(req: GatewayRequest, leaf: TargetConfig, index: string, deps: EngineDeps, log: AttemptRecord[]): Promise<RoutedResult> {
-  let resolved: { provider: ProviderAdapter; target: TargetConfig };
+  let resolved: ResolvedTarget;
   try {
-    resolved = deps.resolveProvider(leaf, req);
+    const r = deps.resolveProvider(leaf, req);
+    resolved = r instanceof Promise ? await r : r;
   } catch (error) {
     const err = GatewayError.from(error, { phase: 'resolve-provider' });
     // No provider answered: the name the client gave is not repeated as a provider id (nor in a response header).

@@ -1,5 +1,5 @@
 export { runPipeline, rejectRequest, type PipelineDeps, type PipelineStages } from './runner.ts';
-export { route, type EngineDeps, type RoutedResult } from './engine.ts';
+export { route, type EngineDeps, type ResolvedTarget, type RoutedResult } from './engine.ts';
 export { callProvider, ClientGoneError, type CallOptions } from './call.ts';
 export { HostGuard, isPrivateAddress } from './host-guard.ts';
 export { applyParamRules } from './params.ts';

@@ -64,7 +64,7 @@ function request(config: GatewayConfig = { provider: 'fake' }): GatewayRequest {
     rawBody: undefined,
     parsedBody: undefined,
     metadata: {},
-    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: 'w', scopes: [] },
+    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: 'w', scopes: [], keyType: 'workspace-service', userId: null },
     config,
     signal: new AbortController().signal,
     receivedAt: performance.now(),

@@ -397,10 +397,18 @@ export interface DatabaseHelpers {
   /** Resolves to the rows matched. `where` is required so that no call updates a whole table by accident. */
   update<C extends ColumnMap>(table: TableDefBase<C>, values: Partial<NewRowOf<C>>, where: Where<C>): Promise<number>;
   delete<C extends ColumnMap>(table: TableDefBase<C>, where: Where<C>): Promise<number>;
+  /**
+   * Runs `fn` in a transaction: every write made through `tx` lands, or none does (the promise rejects with fn's
+   * error). Reads through `tx` see its own writes. On SQLite transactions are serialised in the process.
+   */
+  transaction<T>(fn: (tx: TransactionHelpers) => Promise<T>): Promise<T>;
   /** Applies the migrations not yet recorded; safe from several processes at once. Resolves to the ids applied. */
   migrate(migrations: readonly Migration[]): Promise<string[]>;
   close(): Promise<void>;
 }
+
+/** The helpers inside a transaction: reads and writes, all on the transaction's connection. */
+export type TransactionHelpers = Omit<DatabaseHelpers, 'transaction' | 'migrate' | 'close'>;
 
 export interface SqliteDatabase extends DatabaseHelpers {
   readonly dialect: 'sqlite';

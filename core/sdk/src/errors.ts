@@ -131,6 +131,21 @@ export const Errors = {
     new GatewayError({ code: 'forbidden', type: 'permission_error', status: 403, message }),
   notFound: (message = 'Not found') =>
     new GatewayError({ code: 'not_found', type: 'not_found_error', status: 404, message }),
+  /** An administration write that clashes with what is stored (a taken slug or name). */
+  conflict: (message: string, param: string | null = null) =>
+    new GatewayError({ code: 'conflict', type: 'invalid_request_error', status: 409, message, param }),
+  /** A feature switched off by its `*_ENABLED=OFF` setting. */
+  featureDisabled: (feature: string) =>
+    new GatewayError({ code: 'feature_disabled', type: 'permission_error', status: 403, message: `${feature} is disabled on this deployment` }),
+  /** The writer database is down (HADR mode): reads and gateway traffic go on, administration writes wait. */
+  writerUnavailable: () =>
+    new GatewayError({
+      code: 'database_writer_unavailable',
+      type: 'service_unavailable',
+      status: 503,
+      message: 'The writer database is unavailable; reads continue, try the change again shortly',
+      retryable: true,
+    }),
   timeout: (ms: number) =>
     new GatewayError({
       code: 'request_timeout',

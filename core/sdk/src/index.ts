@@ -7,3 +7,4 @@ export * from './db.ts';
 export * from './param-path.ts';
 export * from './embeddings.ts';
 export * from './answer.ts';
+export * from './admin.ts';

@@ -1,3 +1,4 @@
+import type { AdminRoute, ApiKeyType } from './admin.ts';
 import type { GatewayConfig, TargetConfig } from './config.ts';
 import type { GatewayError } from './errors.ts';
 import type { ProviderAdapter } from './provider.ts';
@@ -26,8 +27,12 @@ export interface PluginManifest {
 export interface Caller {
   apiKeyId: string;
   organisationId: string;
+  /** The key's workspace; an organisation-service key acts in the organisation's default workspace. */
   workspaceId: string;
   scopes: readonly string[];
+  keyType: ApiKeyType;
+  /** The user a workspace-user key belongs to; null for service keys. */
+  userId: string | null;
 }
 
 export interface GatewayRequest {
@@ -227,23 +232,6 @@ export interface CacheBackend {
   name: string;
   get(key: string): Promise<Uint8Array | null>;
   set(key: string, value: Uint8Array, ttlSeconds: number): Promise<void>;
-}
-
-/** An admin feature: routes with the scopes they need. */
-export interface AdminRoute {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** Path after `/v1`, with `:params`. */
-  path: string;
-  scope: string;
-  handle(req: AdminRequest): Promise<Response> | Response;
-}
-
-export interface AdminRequest {
-  caller: Caller;
-  params: Record<string, string>;
-  query: URLSearchParams;
-  body: unknown;
-  headers: Headers;
 }
 
 // ---- the plugin itself ----------------------------------------------------------------------------------------

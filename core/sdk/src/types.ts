@@ -26,6 +26,13 @@ export interface StateStore {
   del(key: string): Promise<void>;
   /** Adds `by` and returns the new value; the key expires `ttlMs` after it was created. */
   incr(key: string, by: number, ttlMs: number): Promise<number>;
+  /**
+   * Sends a message to every subscriber of a channel: those of this process (memory) or of every process sharing
+   * the Redis (redis). Best effort: rejects while Redis is down.
+   */
+  publish(channel: string, message: string): Promise<void>;
+  /** Calls `listener` with each message published on `channel`; returns the function that stops it. */
+  subscribe(channel: string, listener: (message: string) => void): () => void;
   close(): Promise<void>;
 }
 

@@ -3,11 +3,12 @@ import { type SavedGuardrailResolver, setCheckLookup, setSavedGuardrailResolver 
 import { createDatabase } from '@gateway/db';
 import { loadPlugins, type LoadResult } from '@gateway/loader';
 import { HostGuard, type PipelineDeps } from '@gateway/pipeline';
-import { type EndpointKind, Errors, GatewayError, type Logger, type StateStore } from '@gateway/sdk';
+import { type AdminAuthorizer, type AuditSink, type EndpointKind, Errors, GatewayError, type Logger, type StateStore } from '@gateway/sdk';
+import { type AdminDeps, adminHandler } from './admin-routes.ts';
 import { createStateStore } from '@gateway/state';
 import { type AnyElysia, Elysia } from 'elysia';
 import { readSettings, type Settings } from './env.ts';
-import { type Authenticator, authenticate, handleGatewayCall, type HandlerDeps } from './gateway-handler.ts';
+import { type Authenticator, handleGatewayCall, type HandlerDeps } from './gateway-handler.ts';
 import { createLogger } from './logger.ts';
 import { Metrics } from './metrics.ts';
 import { makeProviderResolver, type StoredAccess } from './resolve.ts';
@@ -123,20 +124,23 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     .get('/health', () => Response.json({ status: 'ok' }))
     .get('/metrics', () => new Response(metrics.render(), { headers: { 'content-type': 'text/plain; version=0.0.4' } }));
 
+  const adminDeps: AdminDeps = {
+    authenticator,
+    authorizer: registry.services.get('adminAuthorizer') as AdminAuthorizer | undefined,
+    audit: registry.services.get('auditLog') as AuditSink | undefined,
+    settings,
+    logger,
+  };
   for (const { route } of registry.routes) {
-    app.route(route.method, `/v1${route.path}`, async ({ request, params }) => {
-      const caller = await authenticate(request.headers.get('x-gateway-api-key'), authenticator);
-      if (!caller.scopes.includes(route.scope) && !caller.scopes.includes("*")) throw Errors.forbidden(`This route needs the ${route.scope} scope`);
-      const url = new URL(request.url);
-      const text = request.method === 'GET' || request.method === 'DELETE' ? '' : await request.text();
-      let body: unknown;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        throw Errors.malformedJson('The request body is not valid JSON');
-      }
-      return route.handle({ caller, params: params as Record<string, string>, query: url.searchParams, body, headers: request.headers });
-    });
+    const handler = adminHandler(route, adminDeps);
+    // GET /models with a provider chosen (header, config or virtual key) is that provider's list, passed through;
+    // without one it is the administration list of the models the workspace reaches.
+    const providerList = route.method === 'GET' && route.path === '/models';
+    app.route(route.method, `/v1${route.path}`, ({ request, params }) =>
+      providerList && (request.headers.has('x-gateway-provider') || request.headers.has('x-gateway-config') || request.headers.has('x-gateway-virtual-key'))
+        ? gatewayCall(request)
+        : handler(request, params as Record<string, string>),
+    );
   }
 
   for (const path of Object.keys(FIRST_CLASS)) app.post(path, ({ request }) => gatewayCall(request));

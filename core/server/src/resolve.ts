@@ -1,10 +1,17 @@
 import { parseConfigHeader } from '@gateway/config';
-import { Errors, type GatewayConfig, type GatewayRequest, type ProviderAdapter, type TargetConfig } from '@gateway/sdk';
+import type { ResolvedTarget } from '@gateway/pipeline';
+import { type Caller, Errors, type GatewayConfig, type GatewayRequest, type ProviderAdapter, type TargetConfig } from '@gateway/sdk';
 
-/** Stored objects the administration side resolves (virtual keys, `@slug` providers); absent until it is loaded. */
+type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * Stored objects the administration side resolves (virtual keys, `@slug` providers); absent until it is loaded.
+ * They answer from memory; a promise only when an outside lookup is needed (a secret reference not cached). A
+ * resolver throws a GatewayError to refuse (403 for a workspace without access).
+ */
 export interface StoredAccess {
-  virtualKey?(id: string, req: { workspaceId: string }): TargetConfig | undefined;
-  providerSlug?(slug: string, req: { workspaceId: string }): { provider: string; target: TargetConfig } | undefined;
+  virtualKey?(id: string, caller: Caller): MaybePromise<TargetConfig | undefined>;
+  providerSlug?(slug: string, caller: Caller): MaybePromise<{ provider: string; target: TargetConfig } | undefined>;
 }
 
 /** RFC 9110 token: what a header name may be. */
@@ -75,15 +82,22 @@ export function makeProviderResolver(providers: ReadonlyMap<string, ProviderAdap
   const byName = (name: string): ProviderAdapter | undefined =>
     providers.get(name) ?? (name.startsWith('@') ? providers.get(name.slice(1)) : undefined);
 
-  return (target: TargetConfig, req: GatewayRequest): { provider: ProviderAdapter; target: TargetConfig } => {
+  const fromSlug = (name: string, t: TargetConfig, slug: { provider: string; target: TargetConfig } | undefined): ResolvedTarget => {
+    const adapter = slug ? byName(slug.provider) : undefined;
+    if (!slug || !adapter) throw Errors.unknownProvider(name);
+    return { provider: adapter, target: { ...slug.target, ...t, provider: slug.provider } };
+  };
+
+  const withCredentials = (resolved: ResolvedTarget, req: GatewayRequest): ResolvedTarget => {
+    const t = resolved.target;
+    if (t.api_key !== undefined || t.Authorization !== undefined) return resolved;
+    const auth = req.headers.get('authorization');
+    const key = auth === null ? undefined : bearer({ authorization: auth });
+    return key ? { provider: resolved.provider, target: { ...t, api_key: key } } : resolved;
+  };
+
+  const afterVirtualKey = (target: TargetConfig, req: GatewayRequest): ResolvedTarget | Promise<ResolvedTarget> => {
     let t = target;
-    if (t.virtual_key !== undefined && stored.virtualKey) {
-      const resolved = stored.virtualKey(t.virtual_key as string, req.caller);
-      if (!resolved) throw Errors.badRequest(`Unknown virtual key ${t.virtual_key as string}`, 'x-gateway-virtual-key');
-      t = { ...resolved, ...t };
-    } else if (t.virtual_key !== undefined && !t.provider) {
-      throw Errors.badRequest('Virtual keys are resolved by the administration side, which is not loaded', 'x-gateway-virtual-key');
-    }
     let name = t.provider;
     if (t.passthrough || !name) {
       name = req.headers.get('x-gateway-provider') ?? undefined;
@@ -97,20 +111,28 @@ export function makeProviderResolver(providers: ReadonlyMap<string, ProviderAdap
       }
     }
     if (!name) throw Errors.badRequest('No provider: set x-gateway-provider, a config provider, or a model of the form @<provider>/<model>', 'provider');
-    let adapter = byName(name);
-    if (!adapter && name.startsWith('@') && stored.providerSlug) {
-      const slug = stored.providerSlug(name.slice(1), req.caller);
-      if (slug) {
-        adapter = byName(slug.provider);
-        t = { ...slug.target, ...t, provider: slug.provider };
-      }
+    const adapter = byName(name);
+    if (adapter) return withCredentials({ provider: adapter, target: t }, req);
+    if (!name.startsWith('@') || !stored.providerSlug) throw Errors.unknownProvider(name);
+    const found = name;
+    const slug = stored.providerSlug(name.slice(1), req.caller);
+    return slug instanceof Promise
+      ? slug.then((s) => withCredentials(fromSlug(found, t, s), req))
+      : withCredentials(fromSlug(found, t, slug), req);
+  };
+
+  return (target: TargetConfig, req: GatewayRequest): ResolvedTarget | Promise<ResolvedTarget> => {
+    if (target.virtual_key === undefined) return afterVirtualKey(target, req);
+    if (!stored.virtualKey) {
+      if (!target.provider) throw Errors.badRequest('Virtual keys are resolved by the administration side, which is not loaded', 'x-gateway-virtual-key');
+      return afterVirtualKey(target, req);
     }
-    if (!adapter) throw Errors.unknownProvider(name);
-    if (t.api_key === undefined && t.Authorization === undefined) {
-      const auth = req.headers.get('authorization');
-      const key = auth === null ? undefined : bearer({ authorization: auth });
-      if (key) t = { ...t, api_key: key };
-    }
-    return { provider: adapter, target: t };
+    const id = target.virtual_key as string;
+    const merge = (resolved: TargetConfig | undefined): TargetConfig => {
+      if (!resolved) throw Errors.badRequest(`Unknown virtual key ${id}`, 'x-gateway-virtual-key');
+      return { ...resolved, ...target };
+    };
+    const vk = stored.virtualKey(id, req.caller);
+    return vk instanceof Promise ? vk.then((v) => afterVirtualKey(merge(v), req)) : afterVirtualKey(merge(vk), req);
   };
 }

@@ -1,4 +1,5 @@
 import type { StateStore } from '@gateway/sdk';
+import { Channels } from './channels.ts';
 
 interface Entry {
   value: string;
@@ -46,6 +47,17 @@ export class MemoryStateStore implements StateStore {
     return value;
   }
 
+  private readonly channels = new Channels();
+
+  async publish(channel: string, message: string): Promise<void> {
+    this.channels.deliver(channel, message);
+  }
+
+  subscribe(channel: string, listener: (message: string) => void): () => void {
+    this.channels.add(channel, listener);
+    return () => void this.channels.remove(channel, listener);
+  }
+
   private sweep(): void {
     const now = Date.now();
     for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
@@ -54,5 +66,6 @@ export class MemoryStateStore implements StateStore {
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.entries.clear();
+    this.channels.clear();
   }
 }

@@ -1,5 +1,6 @@
 import type { StateStore } from '@gateway/sdk';
 import Redis from 'ioredis';
+import { Channels } from './channels.ts';
 
 // INCRBY and set the expiry only when the key is new, atomically, so concurrent gateways share one window.
 const INCR_WITH_TTL = `
@@ -11,8 +12,14 @@ return v`;
 export class RedisStateStore implements StateStore {
   readonly kind = 'redis' as const;
   readonly client: Redis;
+  /** Subscriptions need a connection of their own; opened on the first subscribe. */
+  private subscriber: Redis | undefined;
+  private readonly channels = new Channels();
 
-  constructor(url: string, keyPrefix = 'gw:') {
+  constructor(
+    private readonly url: string,
+    private readonly keyPrefix = 'gw:',
+  ) {
     this.client = new Redis(url, {
       keyPrefix,
       // Fail fast instead of queueing commands while disconnected: callers degrade (cache miss, local decision).
@@ -45,7 +52,30 @@ export class RedisStateStore implements StateStore {
     return Number(result);
   }
 
+  async publish(channel: string, message: string): Promise<void> {
+    await this.client.publish(this.keyPrefix + channel, message);
+  }
+
+  subscribe(channel: string, listener: (message: string) => void): () => void {
+    const name = this.keyPrefix + channel;
+    if (this.channels.add(name, listener)) {
+      // The offline queue is on for this connection: a subscription made while Redis is down is sent on connect,
+      // and ioredis re-subscribes after every reconnect.
+      if (!this.subscriber) {
+        this.subscriber = new Redis(this.url, { maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 200, 2_000) });
+        this.subscriber.on('error', () => {});
+        this.subscriber.on('message', (ch: string, message: string) => this.channels.deliver(ch, message));
+      }
+      this.subscriber.subscribe(name).catch(() => {});
+    }
+    return () => {
+      if (this.channels.remove(name, listener)) this.subscriber?.unsubscribe(name).catch(() => {});
+    };
+  }
+
   async close(): Promise<void> {
     this.client.disconnect();
+    this.subscriber?.disconnect();
+    this.channels.clear();
   }
 }

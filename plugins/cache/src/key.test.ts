@@ -14,7 +14,7 @@ function request(over: { workspaceId?: string; headers?: Record<string, string>;
     rawBody: undefined,
     parsedBody: undefined,
     metadata: over.metadata ?? {},
-    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: over.workspaceId ?? 'ws-1', scopes: [] },
+    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: over.workspaceId ?? 'ws-1', scopes: [], keyType: 'workspace-service', userId: null },
     config: {},
     signal: new AbortController().signal,
     receivedAt: 0,

@@ -57,7 +57,7 @@ function request(config: GatewayConfig, body: JsonObject, headers: Record<string
     rawBody: undefined,
     parsedBody: body,
     metadata: {},
-    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId, scopes: [] },
+    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId, scopes: [], keyType: 'workspace-service', userId: null },
     config,
     signal: new AbortController().signal,
     receivedAt: 0,

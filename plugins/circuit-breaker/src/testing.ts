@@ -32,6 +32,14 @@ export class FakeStore implements StateStore {
     this.data.delete(key);
   }
 
+  async publish(): Promise<void> {
+    this.check();
+  }
+
+  subscribe(): () => void {
+    return () => {};
+  }
+
   async incr(key: string, by: number): Promise<number> {
     this.check();
     const value = Number(this.data.get(key) ?? 0) + by;

@@ -21,7 +21,7 @@ export function testRequest(overrides: Partial<GatewayRequest> = {}): GatewayReq
     rawBody: undefined,
     parsedBody: undefined,
     metadata: {},
-    caller: { apiKeyId: 'key-1', organisationId: 'org-1', workspaceId: 'ws-1', scopes: ['*'] },
+    caller: { apiKeyId: 'key-1', organisationId: 'org-1', workspaceId: 'ws-1', scopes: ['*'], keyType: 'workspace-service', userId: null },
     config: {},
     signal: new AbortController().signal,
     receivedAt: 0,

@@ -135,7 +135,7 @@ export function testRequest(config: GatewayConfig, body: JsonObject | undefined 
     rawBody: body ? new TextEncoder().encode(JSON.stringify(body)) : undefined,
     parsedBody: body,
     metadata: {},
-    caller: { apiKeyId: 'key-1', organisationId: 'org-1', workspaceId: 'ws-1', scopes: ['*'] },
+    caller: { apiKeyId: 'key-1', organisationId: 'org-1', workspaceId: 'ws-1', scopes: ['*'], keyType: 'workspace-service', userId: null },
     config,
     signal: new AbortController().signal,
     receivedAt: performance.now(),

@@ -16,7 +16,7 @@ export function testRequest(overrides: Partial<GatewayRequest> = {}): GatewayReq
     // Not the parsed object by default: tests that want the raw-bytes path set it.
     parsedBody: undefined,
     metadata: { team: 'a' },
-    caller: { apiKeyId: 'key-1', organisationId: 'org-1', workspaceId: 'ws-1', scopes: ['*'] },
+    caller: { apiKeyId: 'key-1', organisationId: 'org-1', workspaceId: 'ws-1', scopes: ['*'], keyType: 'workspace-service', userId: null },
     config: {},
     signal: new AbortController().signal,
     receivedAt: Date.now(),

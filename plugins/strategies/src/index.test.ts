@@ -25,7 +25,7 @@ function request(overrides: Partial<GatewayRequest> = {}): GatewayRequest {
     rawBody: undefined,
     parsedBody: undefined,
     metadata: {},
-    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: 'w', scopes: [] },
+    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: 'w', scopes: [], keyType: 'workspace-service', userId: null },
     config: {},
     signal: new AbortController().signal,
     receivedAt: 0,

@@ -30,7 +30,7 @@ function req(metadata: Record<string, string> = { tier: 'pro', region: 'eu', cou
     rawBody: undefined,
     parsedBody: undefined,
     metadata,
-    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: 'w', scopes: [] },
+    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: 'w', scopes: [], keyType: 'workspace-service', userId: null },
     config: {},
     signal: new AbortController().signal,
     receivedAt: 0,

@@ -1,9 +1,19 @@
 import { describe, expect, test } from 'bun:test';
 import { createDatabase } from '@gateway/db';
 import { DIALECTS, useTestDatabase } from '@gateway/db/testing';
-import { bootstrap } from './bootstrap.ts';
+import { bootstrapOrganisation, identityMigrations, organisations, workspaces } from '@gateway/admin-identity';
+import { ALL_SCOPES, type Database } from '@gateway/sdk';
+import { bootstrapKey, type BootstrapKeyOptions } from './bootstrap.ts';
 import { hashSecret } from './secrets.ts';
-import { ALL_SCOPES, apiKeys, identityMigrations, organisations, workspaces } from './tables.ts';
+import { apiKeyMigrations, apiKeys } from './tables.ts';
+
+/** What a starting process does: the organisation, then (if this process made it) the key. */
+async function bootstrap(database: Database, options: BootstrapKeyOptions = {}) {
+  const org = await bootstrapOrganisation(database);
+  if (!org.created) return org;
+  const key = await bootstrapKey(database, org.organisationId, options);
+  return { ...org, ...key };
+}
 
 for (const dialect of DIALECTS) {
   describe(`bootstrap [${dialect}]`, () => {
@@ -11,7 +21,7 @@ for (const dialect of DIALECTS) {
 
     async function fresh() {
       const opened = await t.fresh();
-      await opened.database.migrate(identityMigrations);
+      await opened.database.migrate([...identityMigrations, ...apiKeyMigrations]);
       return opened;
     }
 

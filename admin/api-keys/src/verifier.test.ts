@@ -1,9 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import { eq, type Database } from '@gateway/sdk';
 import { DIALECTS, useTestDatabase } from '@gateway/db/testing';
-import { bootstrap } from './bootstrap.ts';
+import { bootstrapOrganisation, identityMigrations } from '@gateway/admin-identity';
+import { bootstrapKey } from './bootstrap.ts';
 import { hashSecret } from './secrets.ts';
-import { apiKeys, identityMigrations } from './tables.ts';
+import { apiKeyMigrations, apiKeys } from './tables.ts';
 import { ApiKeyVerifier } from './verifier.ts';
 
 const ADMIN = 'admin-secret-for-verifier';
@@ -14,10 +15,10 @@ for (const dialect of DIALECTS) {
 
     async function setup() {
       const { database } = await t.fresh();
-      await database.migrate(identityMigrations);
-      const result = await bootstrap(database, { adminApiKey: ADMIN });
+      await database.migrate([...identityMigrations, ...apiKeyMigrations]);
+      const result = await bootstrapOrganisation(database);
       if (!result.created) throw new Error('bootstrap did not run');
-      return { database, ...result };
+      return { database, ...result, ...(await bootstrapKey(database, result.organisationId, { adminApiKey: ADMIN })) };
     }
 
     async function addKey(database: Database, organisationId: string, workspaceId: string, secret: string, extra: { status?: 'active' | 'revoked'; expires_at?: number | null } = {}) {
@@ -39,10 +40,10 @@ for (const dialect of DIALECTS) {
     test('a valid key gives its caller; an organisation key acts in the default workspace', async () => {
       const { database, apiKeyId, organisationId, workspaceId } = await setup();
       const verifier = new ApiKeyVerifier(database);
-      expect(await verifier.verify(ADMIN)).toEqual({ apiKeyId, organisationId, workspaceId, scopes: ['*'] });
+      expect(await verifier.verify(ADMIN)).toEqual({ apiKeyId, organisationId, workspaceId, scopes: ['*'], keyType: 'organisation-service', userId: null });
 
       const id = await addKey(database, organisationId, workspaceId, 'ws-key-secret');
-      expect(await verifier.verify('ws-key-secret')).toEqual({ apiKeyId: id, organisationId, workspaceId, scopes: ['completions.write'] });
+      expect(await verifier.verify('ws-key-secret')).toEqual({ apiKeyId: id, organisationId, workspaceId, scopes: ['completions.write'], keyType: 'workspace-service', userId: null });
     });
 
     test('unknown, empty, revoked and expired keys are refused', async () => {

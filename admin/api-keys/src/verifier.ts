@@ -6,7 +6,8 @@
  */
 import { asc, eq, and, type Caller, type Database, type Logger } from '@gateway/sdk';
 import { hashSecret } from './secrets.ts';
-import { apiKeys, workspaces } from './tables.ts';
+import { workspaces } from '@gateway/admin-identity';
+import { apiKeys } from './tables.ts';
 
 export interface ApiKeyVerifierOptions {
   logger?: Logger;
@@ -143,7 +144,14 @@ export class ApiKeyVerifier {
     if (!key || key.status !== 'active' || (key.expires_at !== null && key.expires_at <= now)) return negative;
     const workspaceId = key.workspace_id ?? (await this.defaultWorkspace(key.organisation_id));
     return {
-      caller: { apiKeyId: key.id, organisationId: key.organisation_id, workspaceId, scopes: Object.freeze([...key.scopes]) },
+      caller: {
+        apiKeyId: key.id,
+        organisationId: key.organisation_id,
+        workspaceId,
+        scopes: Object.freeze([...key.scopes]),
+        keyType: key.type,
+        userId: key.user_id,
+      },
       staleAt: now + this.o.positiveTtlMs,
       keyExpiresAt: key.expires_at,
     };

@@ -1,0 +1,38 @@
+/**
+ * In-process events between administration plugins (service `adminEvents`, provided by the identity plugin): a
+ * member joined a workspace (the api-keys plugin may create their default key), a member left (their user keys
+ * go). Listeners run after the change is stored; a listener's failure is logged by the emitter, not thrown.
+ */
+export interface AdminEventMap {
+  /** `via`: how the membership came to be. */
+  'member.added': { organisationId: string; workspaceId: string; userId: string; role: string; via: 'join' | 'invite' | 'scim' | 'direct' };
+  /** workspaceId null: removed from the organisation (and so from every workspace). */
+  'member.removed': { organisationId: string; workspaceId: string | null; userId: string; via: 'direct' | 'scim' };
+  'workspace.archived': { organisationId: string; workspaceId: string };
+}
+
+export type AdminEventName = keyof AdminEventMap;
+type Listener<K extends AdminEventName> = (event: AdminEventMap[K]) => Promise<void> | void;
+
+export class AdminEvents {
+  private readonly listeners = new Map<AdminEventName, Listener<AdminEventName>[]>();
+
+  constructor(private readonly onError: (name: AdminEventName, error: unknown) => void = () => {}) {}
+
+  on<K extends AdminEventName>(name: K, listener: Listener<K>): void {
+    const list = this.listeners.get(name) ?? [];
+    list.push(listener as unknown as Listener<AdminEventName>);
+    this.listeners.set(name, list);
+  }
+
+  /** Runs every listener in turn and waits for them, so an answer reflects what they did (a created key). */
+  async emit<K extends AdminEventName>(name: K, event: AdminEventMap[K]): Promise<void> {
+    for (const listener of this.listeners.get(name) ?? []) {
+      try {
+        await listener(event);
+      } catch (error) {
+        this.onError(name, error);
+      }
+    }
+  }
+}

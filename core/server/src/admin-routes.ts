@@ -1,0 +1,104 @@
+/**
+ * Administration routes: authenticate, check what the route declares (feature flag, key type, scope, organisation
+ * role), run the handler, and write the audit entry of a successful change. Handlers check the rest (workspace
+ * roles, security settings), through the Principal.
+ */
+import {
+  type AdminAuthorizer,
+  type AdminRequest,
+  type AdminRoute,
+  ALL_SCOPES,
+  type AuditSink,
+  type Caller,
+  Errors,
+  type Logger,
+  type Principal,
+  roleAtLeast,
+} from '@gateway/sdk';
+import type { Settings } from './env.ts';
+import { type Authenticator, authenticate } from './gateway-handler.ts';
+
+export interface AdminDeps {
+  authenticator: Authenticator | undefined;
+  authorizer: AdminAuthorizer | undefined;
+  audit: AuditSink | undefined;
+  settings: Settings;
+  logger: Logger;
+}
+
+/** Without the identity plugin's authorizer: an organisation-service key is an admin, other keys have no role. */
+function fallbackPrincipal(caller: Caller): Principal {
+  const orgAdmin = caller.keyType === 'organisation-service';
+  return {
+    caller,
+    orgRole: orgAdmin ? 'admin' : null,
+    isOrgAdmin: orgAdmin,
+    workspaceRole: async (workspaceId) => (orgAdmin || workspaceId === caller.workspaceId ? 'admin' : null),
+  };
+}
+
+export function hasScope(scopes: readonly string[], needed: string | readonly string[]): boolean {
+  if (scopes.includes(ALL_SCOPES)) return true;
+  return typeof needed === 'string' ? scopes.includes(needed) : needed.some((s) => scopes.includes(s));
+}
+
+const AUDITED_BY_DEFAULT = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const ACTION: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'update', DELETE: 'delete' };
+
+async function readJson(request: Request): Promise<unknown> {
+  if (request.method === 'GET' || request.method === 'DELETE') {
+    // A DELETE may carry a body (who to disconnect); read it only when one is announced.
+    if (request.method === 'GET' || !request.headers.get('content-length')) return undefined;
+  }
+  const text = await request.text();
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw Errors.malformedJson('The request body is not valid JSON');
+  }
+}
+
+/** The handler of one administration route. */
+export function adminHandler(route: AdminRoute, deps: AdminDeps) {
+  return async (request: Request, params: Record<string, string>): Promise<Response> => {
+    if (!deps.settings.features.apiAccess) throw Errors.featureDisabled('The administration API (API_ACCESS_ENABLED)');
+    const caller = await authenticate(request.headers.get('x-gateway-api-key'), deps.authenticator);
+    if (route.feature && !deps.settings.features[route.feature]) throw Errors.featureDisabled(route.feature);
+    if (route.keyTypes && !route.keyTypes.includes(caller.keyType))
+      throw Errors.forbidden(`This route is not open to ${caller.keyType} keys`);
+    if (!hasScope(caller.scopes, route.scope))
+      throw Errors.forbidden(`This route needs the ${typeof route.scope === 'string' ? route.scope : route.scope.join(' or ')} scope`);
+    const principal = deps.authorizer ? await deps.authorizer.principal(caller) : fallbackPrincipal(caller);
+    if (route.role && !roleAtLeast(principal.orgRole, route.role)) throw Errors.forbidden(`This route needs the organisation ${route.role} role`);
+    const url = new URL(request.url);
+    const req: AdminRequest = {
+      caller,
+      principal,
+      params,
+      query: url.searchParams,
+      body: await readJson(request),
+      headers: request.headers,
+      audit: {},
+    };
+    const response = await route.handle(req);
+    if (deps.audit && deps.settings.features.auditLogs && response.status < 400 && (route.audit ?? AUDITED_BY_DEFAULT.has(route.method))) {
+      try {
+        await deps.audit.record({
+          ...req.audit,
+          action: req.audit.action ?? ACTION[route.method] ?? route.method.toLowerCase(),
+          organisationId: caller.organisationId,
+          actor: { apiKeyId: caller.apiKeyId, userId: caller.userId, keyType: caller.keyType },
+          method: route.method,
+          path: url.pathname,
+          status: response.status,
+          at: Date.now(),
+        });
+      } catch (error) {
+        // The change is made; a lost audit entry is logged loudly rather than turning the answer into an error.
+        deps.logger.error({ err: error, path: url.pathname }, 'could not write the audit log entry');
+      }
+    }
+    return response;
+  };
+}
