@@ -11,8 +11,15 @@ export interface AdminEventMap {
   'workspace.archived': { organisationId: string; workspaceId: string };
 }
 
+/** What a listener may give back to the emitter: the key auto-created for a new member, shown to them once. */
+export interface AdminEventResults {
+  'member.added': { api_key?: { id: string; key: string; workspace_id: string } };
+  'member.removed': Record<string, never>;
+  'workspace.archived': Record<string, never>;
+}
+
 export type AdminEventName = keyof AdminEventMap;
-type Listener<K extends AdminEventName> = (event: AdminEventMap[K]) => Promise<void> | void;
+type Listener<K extends AdminEventName> = (event: AdminEventMap[K]) => Promise<AdminEventResults[K] | void> | AdminEventResults[K] | void;
 
 export class AdminEvents {
   private readonly listeners = new Map<AdminEventName, Listener<AdminEventName>[]>();
@@ -25,14 +32,20 @@ export class AdminEvents {
     this.listeners.set(name, list);
   }
 
-  /** Runs every listener in turn and waits for them, so an answer reflects what they did (a created key). */
-  async emit<K extends AdminEventName>(name: K, event: AdminEventMap[K]): Promise<void> {
+  /**
+   * Runs every listener in turn and waits for them, so an answer reflects what they did (a created key); resolves
+   * to what they gave back.
+   */
+  async emit<K extends AdminEventName>(name: K, event: AdminEventMap[K]): Promise<AdminEventResults[K][]> {
+    const results: AdminEventResults[K][] = [];
     for (const listener of this.listeners.get(name) ?? []) {
       try {
-        await listener(event);
+        const result = await (listener as unknown as Listener<K>)(event);
+        if (result) results.push(result);
       } catch (error) {
         this.onError(name, error);
       }
     }
+    return results;
   }
 }

@@ -5,6 +5,7 @@
  * change of seams clears that cache). Without a check lookup (the guardrail engine is off, or a bare validator in a
  * test) only the schema applies and these rules are skipped.
  */
+import { Seam } from './seam.ts';
 import type { GuardrailCheck } from '@gateway/sdk';
 import { clearConfigCache } from './parse.ts';
 import { formatPath, type PathSegment } from './path.ts';
@@ -15,31 +16,8 @@ export type CheckLookup = (id: string) => GuardrailCheck | undefined;
 export type SavedGuardrail = Readonly<Record<string, unknown>>;
 export type SavedGuardrailResolver = (id: string) => SavedGuardrail | undefined;
 
-/**
- * Seams set by gateways alive in this process (tests run several); the one set last is in force, and taking one out
- * (a gateway closing) puts back the latest one still set, whatever the order of closing.
- */
-class Seam<T> {
-  private readonly set: { value: T | undefined }[] = [];
-  current: T | undefined;
-
-  push(value: T | undefined): () => void {
-    const entry = { value };
-    this.set.push(entry);
-    this.current = value;
-    clearConfigCache();
-    return () => {
-      const i = this.set.indexOf(entry);
-      if (i < 0) return;
-      this.set.splice(i, 1);
-      this.current = this.set.at(-1)?.value;
-      clearConfigCache();
-    };
-  }
-}
-
-const checkLookup = new Seam<CheckLookup>();
-const savedGuardrails = new Seam<SavedGuardrailResolver>();
+const checkLookup = new Seam<CheckLookup>(() => clearConfigCache());
+const savedGuardrails = new Seam<SavedGuardrailResolver>(() => clearConfigCache());
 
 /**
  * The check registry, as the server wires it once plugins are loaded; undefined turns these rules off. Returns the

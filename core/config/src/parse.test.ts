@@ -3,7 +3,6 @@ import { GatewayError, type GatewayConfig } from '@gateway/sdk';
 import { clearConfigCache, parseConfigHeader, setSavedConfigResolver } from './parse.ts';
 
 afterEach(() => {
-  setSavedConfigResolver(undefined);
   clearConfigCache();
 });
 
@@ -111,12 +110,14 @@ describe('saved config ids', () => {
 
   test('a registered resolver supplies the config, frozen', () => {
     const saved: GatewayConfig = { retry: { attempts: 1 } };
-    setSavedConfigResolver((id) => (id === 'pc-1' ? saved : undefined));
+    const unset = setSavedConfigResolver((id) => (id === 'pc-1' ? saved : undefined));
     const config = parseConfigHeader('pc-1');
     expect(config).toBe(saved);
     expect(isDeeplyFrozen(config)).toBe(true);
     const error = caught(() => parseConfigHeader('pc-2'));
     expect(error.message).toBe('Invalid config: config: no saved config with id "pc-2"');
+    unset();
+    expect(caught(() => parseConfigHeader('pc-1')).message).toContain('saved configs are resolved by the config store');
   });
 
   test('an empty header is invalid', () => {

@@ -3,11 +3,16 @@
  * parsed and validated once; the result (or the violations) is kept in a bounded LRU map, and configs are frozen
  * because every request with that header shares the same object.
  */
-import { Errors, type GatewayConfig } from '@gateway/sdk';
+import { type Caller, Errors, type GatewayConfig } from '@gateway/sdk';
 import { deepFreeze } from './freeze.ts';
+import { Seam } from './seam.ts';
 import { validateConfig } from './validate.ts';
 
-export type SavedConfigResolver = (id: string) => GatewayConfig | undefined;
+/**
+ * The config store's lookup of a saved config by id, for the calling workspace: the config (validated when it was
+ * saved), undefined when there is none, or a thrown GatewayError (403 for a workspace without access).
+ */
+export type SavedConfigResolver = (id: string, caller: Caller | undefined) => GatewayConfig | undefined;
 
 const MAX_HEADER_CHARS = 256 * 1024;
 const CACHE_ENTRIES = 1000;
@@ -18,11 +23,14 @@ const CACHE_CHARS = 8 * 1024 * 1024;
 type Entry = ({ config: GatewayConfig } | { violations: readonly string[] }) & { used?: boolean };
 const cache = new Map<string, Entry>();
 let cachedChars = 0;
-let resolveSaved: SavedConfigResolver | undefined;
+const savedConfigs = new Seam<SavedConfigResolver>(() => clearConfigCache());
 
-/** The config store registers itself here; without it a saved-config id is rejected. */
-export function setSavedConfigResolver(resolver: SavedConfigResolver | undefined): void {
-  resolveSaved = resolver;
+/**
+ * The config store registers itself here; without it a saved-config id is rejected. Returns the function that takes
+ * it out again (a gateway closing).
+ */
+export function setSavedConfigResolver(resolver: SavedConfigResolver | undefined): () => void {
+  return savedConfigs.push(resolver);
 }
 
 /** Forgets every parsed header (tests, or after a change of validation rules). */
@@ -31,8 +39,11 @@ export function clearConfigCache(): void {
   cachedChars = 0;
 }
 
-/** Returns the deeply frozen config of a header value; throws GatewayError `invalid_config`. */
-export function parseConfigHeader(value: string): GatewayConfig {
+/**
+ * Returns the deeply frozen config of a header value; throws GatewayError `invalid_config`. A saved config id is
+ * looked up for `caller`'s workspace (not cached here: the store answers from memory).
+ */
+export function parseConfigHeader(value: string, caller?: Caller): GatewayConfig {
   const hit = cache.get(value);
   if (hit) {
     // A flag, not a re-insertion: deleting and re-adding a Map key costs time in proportion to the Map's size in
@@ -41,7 +52,7 @@ export function parseConfigHeader(value: string): GatewayConfig {
     return unwrap(hit);
   }
   const text = value.trim();
-  if (!text.startsWith('{')) return resolveSavedConfig(text);
+  if (!text.startsWith('{')) return resolveSavedConfig(text, caller);
   if (text.length > MAX_HEADER_CHARS) throw Errors.invalidConfig([`config: longer than ${MAX_HEADER_CHARS} characters`]);
 
   const entry = evaluate(text);
@@ -89,7 +100,11 @@ function remember(key: string, entry: Entry): void {
   }
 }
 
-function resolveSavedConfig(id: string): GatewayConfig {
+/** Saved configs already frozen: a store hands out the same objects until they change. */
+const frozen = new WeakSet<GatewayConfig>();
+
+function resolveSavedConfig(id: string, caller: Caller | undefined): GatewayConfig {
+  const resolveSaved = savedConfigs.current;
   // Only something shaped like an id is repeated back; any other text (a pasted key, say) is not echoed.
   const shown = /^[A-Za-z0-9_.:-]{1,64}$/.test(id) ? JSON.stringify(id) : 'the header value';
   if (id === '') throw Errors.invalidConfig(['config: empty']);
@@ -98,7 +113,11 @@ function resolveSavedConfig(id: string): GatewayConfig {
       `config: ${shown} is not a JSON object; it would be a saved config id, and saved configs are resolved by the config store, which is not available`,
     ]);
   }
-  const config = resolveSaved(id);
+  const config = resolveSaved(id, caller);
   if (!config) throw Errors.invalidConfig([`config: no saved config with id ${shown}`]);
-  return deepFreeze(config);
+  if (!frozen.has(config)) {
+    deepFreeze(config);
+    frozen.add(config);
+  }
+  return config;
 }

@@ -61,7 +61,8 @@ export interface AuditRecord {
 /** One audit log entry (service `auditLog`, provided by the audit plugin). */
 export interface AuditEntry extends AuditRecord {
   organisationId: string;
-  actor: { apiKeyId: string; userId: string | null; keyType: ApiKeyType };
+  /** Null for a public route (an invitation accepted by its token). */
+  actor: { apiKeyId: string; userId: string | null; keyType: ApiKeyType } | null;
   method: string;
   path: string;
   status: number;
@@ -84,7 +85,10 @@ export interface AdminRequest {
 }
 
 /** An admin feature's route, with what a caller needs to reach it. */
-export interface AdminRoute {
+export type AdminRoute = ProtectedAdminRoute | PublicAdminRoute;
+
+export interface ProtectedAdminRoute {
+  public?: false;
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Path after `/v1`, with `:params`. */
   path: string;
@@ -99,4 +103,25 @@ export interface AdminRoute {
   /** Write an audit entry after a successful call; default: every method but GET. */
   audit?: boolean;
   handle(req: AdminRequest): Promise<Response> | Response;
+}
+
+/**
+ * A route reached without an API key (accepting an invitation by its token, say): the handler authenticates the
+ * request itself. Its changes are audited under `audit.organisationId`.
+ */
+export interface PublicAdminRoute {
+  public: true;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  feature?: FeatureFlag;
+  audit?: boolean;
+  handle(req: PublicAdminRequest): Promise<Response> | Response;
+}
+
+export interface PublicAdminRequest {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: unknown;
+  headers: Headers;
+  audit: AuditRecord & { organisationId?: string };
 }

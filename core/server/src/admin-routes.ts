@@ -8,6 +8,9 @@ import {
   type AdminRequest,
   type AdminRoute,
   ALL_SCOPES,
+  type AuditEntry,
+  type PublicAdminRequest,
+  type PublicAdminRoute,
   type AuditSink,
   type Caller,
   Errors,
@@ -59,8 +62,42 @@ async function readJson(request: Request): Promise<unknown> {
   }
 }
 
+async function writeAudit(deps: AdminDeps, entry: AuditEntry): Promise<void> {
+  if (!deps.audit || !deps.settings.features.auditLogs) return;
+  try {
+    await deps.audit.record(entry);
+  } catch (error) {
+    // The change is made; a lost audit entry is logged loudly rather than turning the answer into an error.
+    deps.logger.error({ err: error, path: entry.path }, 'could not write the audit log entry');
+  }
+}
+
+function publicHandler(route: PublicAdminRoute, deps: AdminDeps) {
+  return async (request: Request, params: Record<string, string>): Promise<Response> => {
+    if (!deps.settings.features.apiAccess) throw Errors.featureDisabled('The administration API (API_ACCESS_ENABLED)');
+    if (route.feature && !deps.settings.features[route.feature]) throw Errors.featureDisabled(route.feature);
+    const url = new URL(request.url);
+    const req: PublicAdminRequest = { params, query: url.searchParams, body: await readJson(request), headers: request.headers, audit: {} };
+    const response = await route.handle(req);
+    const { organisationId, ...record } = req.audit;
+    if (organisationId && response.status < 400 && (route.audit ?? AUDITED_BY_DEFAULT.has(route.method)))
+      await writeAudit(deps, {
+        ...record,
+        action: record.action ?? ACTION[route.method] ?? route.method.toLowerCase(),
+        organisationId,
+        actor: null,
+        method: route.method,
+        path: url.pathname,
+        status: response.status,
+        at: Date.now(),
+      });
+    return response;
+  };
+}
+
 /** The handler of one administration route. */
-export function adminHandler(route: AdminRoute, deps: AdminDeps) {
+export function adminHandler(route: AdminRoute, deps: AdminDeps): (request: Request, params: Record<string, string>) => Promise<Response> {
+  if (route.public) return publicHandler(route, deps);
   return async (request: Request, params: Record<string, string>): Promise<Response> => {
     if (!deps.settings.features.apiAccess) throw Errors.featureDisabled('The administration API (API_ACCESS_ENABLED)');
     const caller = await authenticate(request.headers.get('x-gateway-api-key'), deps.authenticator);
@@ -82,23 +119,17 @@ export function adminHandler(route: AdminRoute, deps: AdminDeps) {
       audit: {},
     };
     const response = await route.handle(req);
-    if (deps.audit && deps.settings.features.auditLogs && response.status < 400 && (route.audit ?? AUDITED_BY_DEFAULT.has(route.method))) {
-      try {
-        await deps.audit.record({
-          ...req.audit,
-          action: req.audit.action ?? ACTION[route.method] ?? route.method.toLowerCase(),
-          organisationId: caller.organisationId,
-          actor: { apiKeyId: caller.apiKeyId, userId: caller.userId, keyType: caller.keyType },
-          method: route.method,
-          path: url.pathname,
-          status: response.status,
-          at: Date.now(),
-        });
-      } catch (error) {
-        // The change is made; a lost audit entry is logged loudly rather than turning the answer into an error.
-        deps.logger.error({ err: error, path: url.pathname }, 'could not write the audit log entry');
-      }
-    }
+    if (response.status < 400 && (route.audit ?? AUDITED_BY_DEFAULT.has(route.method)))
+      await writeAudit(deps, {
+        ...req.audit,
+        action: req.audit.action ?? ACTION[route.method] ?? route.method.toLowerCase(),
+        organisationId: caller.organisationId,
+        actor: { apiKeyId: caller.apiKeyId, userId: caller.userId, keyType: caller.keyType },
+        method: route.method,
+        path: url.pathname,
+        status: response.status,
+        at: Date.now(),
+      });
     return response;
   };
 }

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { type SavedGuardrailResolver, setCheckLookup, setSavedGuardrailResolver } from '@gateway/config';
+import { type SavedConfigResolver, type SavedGuardrailResolver, setCheckLookup, setSavedConfigResolver, setSavedGuardrailResolver } from '@gateway/config';
 import { createDatabase } from '@gateway/db';
 import { loadPlugins, type LoadResult } from '@gateway/loader';
 import { HostGuard, type PipelineDeps } from '@gateway/pipeline';
@@ -86,6 +86,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   const unsetSaved = setSavedGuardrailResolver(
     settings.features.guardrails ? (registry.services.get('savedGuardrails') as SavedGuardrailResolver | undefined) : undefined,
   );
+
+  const unsetSavedConfigs = setSavedConfigResolver(registry.services.get('savedConfigs') as SavedConfigResolver | undefined);
 
   const stored: StoredAccess = registry.services.has('storedAccess') ? (registry.services.get('storedAccess') as StoredAccess) : {};
   const breaker = registry.services.get('circuitBreaker') as { isAvailable: NonNullable<PipelineDeps['isAvailable']> } | undefined;
@@ -181,6 +183,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
       await database.close();
       unsetChecks();
       unsetSaved();
+      unsetSavedConfigs();
     },
   };
 }

@@ -93,7 +93,7 @@ export async function handleGatewayCall(request: Request, endpoint: EndpointKind
       body = parseJsonObject(rawBody);
       validateBody(endpoint, body);
     }
-    config = resolveConfig(values);
+    config = resolveConfig(values, caller);
   } catch (error) {
     failure = GatewayError.from(error, { phase: 'request' });
     if (failure.status >= 500) deps.logger.error({ err: failure.cause ?? failure, traceId }, 'request failed before routing');

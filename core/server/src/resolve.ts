@@ -51,11 +51,11 @@ function headerSettings(headers: HeaderValues): Partial<GatewayConfig> | undefin
  * The config of a request: `x-gateway-config` (JSON or a saved config's id), else one built from
  * `x-gateway-provider` + `Authorization` (+ `x-gateway-custom-host`), else a virtual key.
  */
-export function resolveConfig(headers: HeaderValues): GatewayConfig {
+export function resolveConfig(headers: HeaderValues, caller?: Caller): GatewayConfig {
   const header = headers['x-gateway-config'];
   let config: GatewayConfig;
   if (header !== undefined && header.trim() !== '') {
-    config = parseConfigHeader(header);
+    config = parseConfigHeader(header, caller);
   } else {
     const provider = headers['x-gateway-provider'];
     const virtualKey = headers['x-gateway-virtual-key'];
