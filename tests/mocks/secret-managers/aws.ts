@@ -1,0 +1,168 @@
+/**
+ * A local AWS Secrets Manager (and the STS AssumeRole it needs for role credentials), speaking the wire format of
+ * the real services:
+ * - Secrets Manager, JSON 1.1 protocol: `POST /`, `Content-Type: application/x-amz-json-1.1`,
+ *   `X-Amz-Target: secretsmanager.GetSecretValue`, body `{"SecretId": name-or-ARN}`; answer `{ARN, Name, VersionId,
+ *   SecretString | SecretBinary, VersionStages, CreatedDate}`; errors `{"__type": "...Exception", "message"}` (400).
+ * - STS, query protocol: form body `Action=AssumeRole&Version=2011-06-15&RoleArn=…&RoleSessionName=…`, XML answer
+ *   with temporary credentials, which this server then accepts (with their session token).
+ * Every request's SigV4 signature is recomputed with the server's copy of the secret key (tests/providers/bedrock/
+ * sigv4.ts, written from the specification independently of aws4fetch) and refused when it differs.
+ */
+import type { Server } from 'bun';
+import { type Credential, verifyRequest } from '../../providers/bedrock/sigv4.ts';
+
+export const ACCOUNT = '123456789012';
+
+export interface AwsMockOptions {
+  region?: string;
+  /** Long-term keys: access key id → secret access key (and session token for temporary ones). */
+  credentials: Record<string, Credential>;
+  /** Roles that may be assumed, with the external id they require. */
+  roles?: Record<string, { externalId?: string }>;
+}
+
+interface StoredSecret {
+  name: string;
+  arn: string;
+  versionId: string;
+  createdDate: number;
+  string?: string;
+  binary?: Uint8Array;
+}
+
+export interface AwsSecretsManagerMock {
+  url: string;
+  region: string;
+  /** Creates the secret or puts a new current version of it. */
+  putSecret(name: string, value: string | Uint8Array): StoredSecret;
+  deleteSecret(name: string): void;
+  /** GetSecretValue calls that passed the signature check, with the key that signed them. */
+  reads: { secretId: string; accessKeyId: string }[];
+  assumeRoleCalls: number;
+  stop(): void;
+}
+
+const suffix = () => Math.random().toString(36).slice(2, 8).padEnd(6, 'x');
+const random = (n: number, alphabet: string) => Array.from({ length: n }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join('');
+
+function jsonError(status: number, type: string, message: string): Response {
+  return new Response(JSON.stringify({ __type: type, message }), {
+    status,
+    headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-requestid': crypto.randomUUID() },
+  });
+}
+
+function xmlError(status: number, code: string, message: string): Response {
+  const body = `<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>${crypto.randomUUID()}</RequestId></ErrorResponse>`;
+  return new Response(body, { status, headers: { 'content-type': 'text/xml' } });
+}
+
+export function startAwsSecretsManager(options: AwsMockOptions): AwsSecretsManagerMock {
+  const region = options.region ?? 'us-east-1';
+  const credentials: Record<string, Credential> = { ...options.credentials };
+  const secrets = new Map<string, StoredSecret>();
+  const reads: { secretId: string; accessKeyId: string }[] = [];
+  let assumeRoleCalls = 0;
+
+  const find = (id: string) => secrets.get(id) ?? [...secrets.values()].find((s) => s.arn === id);
+  const keyOf = (req: Request) => /Credential=([^/]+)\//.exec(req.headers.get('authorization') ?? '')?.[1] ?? '';
+
+  async function getSecretValue(req: Request, body: Uint8Array): Promise<Response> {
+    const rejection = verifyRequest({ method: req.method, url: req.url, headers: req.headers, body }, { credentials, region, service: 'secretsmanager' });
+    if (rejection) return jsonError(400, rejection.errorType, rejection.message);
+    let input: { SecretId?: unknown };
+    try {
+      input = JSON.parse(new TextDecoder().decode(body)) as { SecretId?: unknown };
+    } catch {
+      return jsonError(400, 'SerializationException', 'Start of structure or map found where not expected.');
+    }
+    if (typeof input.SecretId !== 'string' || !input.SecretId) return jsonError(400, 'ValidationException', "1 validation error detected: Value at 'secretId' failed to satisfy constraint: Member must not be null");
+    const secret = find(input.SecretId);
+    if (!secret) return jsonError(400, 'ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
+    reads.push({ secretId: input.SecretId, accessKeyId: keyOf(req) });
+    return new Response(
+      JSON.stringify({
+        ARN: secret.arn,
+        Name: secret.name,
+        VersionId: secret.versionId,
+        ...(secret.string !== undefined ? { SecretString: secret.string } : { SecretBinary: Buffer.from(secret.binary ?? new Uint8Array()).toString('base64') }),
+        VersionStages: ['AWSCURRENT'],
+        CreatedDate: secret.createdDate / 1000,
+      }),
+      { headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-requestid': crypto.randomUUID() } },
+    );
+  }
+
+  function assumeRole(req: Request, body: Uint8Array): Response {
+    const rejection = verifyRequest({ method: req.method, url: req.url, headers: req.headers, body }, { credentials, region, service: 'sts' });
+    if (rejection) return xmlError(403, rejection.errorType, rejection.message);
+    const form = new URLSearchParams(new TextDecoder().decode(body));
+    if (form.get('Version') !== '2011-06-15') return xmlError(400, 'InvalidParameterValue', 'Version');
+    const roleArn = form.get('RoleArn') ?? '';
+    const role = options.roles?.[roleArn];
+    if (!role || !form.get('RoleSessionName')) return xmlError(403, 'AccessDenied', `User is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`);
+    if (role.externalId !== undefined && form.get('ExternalId') !== role.externalId)
+      return xmlError(403, 'AccessDenied', `User is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`);
+    assumeRoleCalls++;
+    const accessKeyId = `ASIA${random(16, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567')}`;
+    const secret = random(40, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/');
+    const sessionToken = random(120, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/');
+    credentials[accessKeyId] = { secret, sessionToken };
+    const expiration = new Date(Date.now() + Number(form.get('DurationSeconds') ?? 3600) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const xml = `<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
+  <AssumeRoleResult>
+    <AssumedRoleUser><AssumedRoleId>AROA3XFRBF535PLBIFPI4:${form.get('RoleSessionName')}</AssumedRoleId><Arn>${roleArn.replace(':iam::', ':sts::').replace(':role/', ':assumed-role/')}/${form.get('RoleSessionName')}</Arn></AssumedRoleUser>
+    <Credentials>
+      <AccessKeyId>${accessKeyId}</AccessKeyId>
+      <SecretAccessKey>${secret}</SecretAccessKey>
+      <SessionToken>${sessionToken}</SessionToken>
+      <Expiration>${expiration}</Expiration>
+    </Credentials>
+  </AssumeRoleResult>
+  <ResponseMetadata><RequestId>${crypto.randomUUID()}</RequestId></ResponseMetadata>
+</AssumeRoleResponse>`;
+    return new Response(xml, { headers: { 'content-type': 'text/xml' } });
+  }
+
+  const server: Server<undefined> = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    async fetch(req) {
+      if (req.method !== 'POST' || new URL(req.url).pathname !== '/') return jsonError(404, 'UnknownOperationException', 'Not found');
+      const body = new Uint8Array(await req.arrayBuffer());
+      const target = req.headers.get('x-amz-target');
+      if (target === null && (req.headers.get('content-type') ?? '').startsWith('application/x-www-form-urlencoded')) return assumeRole(req, body);
+      if (req.headers.get('content-type') !== 'application/x-amz-json-1.1') return jsonError(400, 'SerializationException', 'Content-Type must be application/x-amz-json-1.1');
+      if (target !== 'secretsmanager.GetSecretValue') return jsonError(400, 'UnknownOperationException', `Unknown operation ${target}`);
+      return getSecretValue(req, body);
+    },
+  });
+
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    region,
+    reads,
+    get assumeRoleCalls() {
+      return assumeRoleCalls;
+    },
+    putSecret(name, value) {
+      const existing = secrets.get(name);
+      const secret: StoredSecret = {
+        name,
+        arn: existing?.arn ?? `arn:aws:secretsmanager:${region}:${ACCOUNT}:secret:${name}-${suffix()}`,
+        versionId: crypto.randomUUID(),
+        createdDate: Date.now(),
+        ...(typeof value === 'string' ? { string: value } : { binary: value }),
+      };
+      secrets.set(name, secret);
+      return secret;
+    },
+    deleteSecret(name) {
+      secrets.delete(name);
+    },
+    stop() {
+      server.stop(true);
+    },
+  };
+}
