@@ -1,0 +1,74 @@
+/**
+ * Organisation and workspace settings: security settings (with workspace overrides), session settings, API-key
+ * settings, email domains, and the /logs routes whose visibility the security settings govern.
+ *
+ * Services: `securitySettings` (SecuritySettingsService), `organisationSettings` (OrganisationSettingsService) and
+ * `sessionSettings` (SessionSettingsService), all read through one per-organisation cache (store.ts).
+ */
+import { requestLogMigrations } from '@gateway/plugin-request-log';
+import { definePlugin, type Database } from '@gateway/sdk';
+import { emailDomainRoutes } from './routes/email-domains.ts';
+import { keySettingsRoutes } from './routes/api-keys.ts';
+import { logRoutes } from './routes/logs.ts';
+import { securityRoutes } from './routes/security.ts';
+import { sessionRoutes } from './routes/session.ts';
+import { SCOPES } from './scopes.ts';
+import type { SessionSettings } from './session.ts';
+import { SettingsStore } from './store.ts';
+import { settingsMigrations } from './tables.ts';
+
+export { domainFor, emailDomain, isSubdomainOf, normaliseDomain, subdomainConflict, type DomainEntry } from './domains.ts';
+export { effectiveKeySettings, KEY_SETTING_DEFAULTS, MIN_USER_KEY_TTL_SECONDS, ROTATION_PERIODS } from './key-settings.ts';
+export { LOG_FORMAT, presentLog, type LogRow } from './logs/present.ts';
+export { visibleLogFilter, type LogColumns, type LogVisibility, type LogVisibilityDeps } from './logs/visibility.ts';
+export { SCOPES, type SettingsScope } from './scopes.ts';
+export { DATA_VISIBILITY_KEYS, effectiveSecurity, OVERRIDABLE_SECURITY_KEYS, SECURITY_DEFAULTS, SECURITY_KEYS } from './security.ts';
+export { effectiveSession, MIN_SESSION_TTL_SECONDS, SESSION_DEFAULTS, sessionExpired, type SessionSettings } from './session.ts';
+export { SETTINGS_CHANNEL, SettingsStore, type SettingsStoreOptions } from './store.ts';
+export { emailDomains, organisationSettings, settingsMigrations } from './tables.ts';
+
+/** Service `sessionSettings`: what the SSO login (to come) checks a session against. */
+export interface SessionSettingsService {
+  get(organisationId: string): Promise<SessionSettings>;
+}
+
+/** The part of the api-keys plugin's `apiKeyScopes` service used here. */
+interface ScopeRegistry {
+  add(scopes: readonly string[]): void;
+}
+
+export default definePlugin({
+  async setup(api) {
+    const database = api.service<Database>('database');
+    await database.migrate(settingsMigrations);
+    // /logs reads the request log's table. plugins/request-log makes it; migrating it here too (the same
+    // migrations, recorded by id, so each applies once) keeps /logs answering when that plugin is disabled.
+    await database.migrate(requestLogMigrations);
+
+    const store = new SettingsStore(database, api.state, { logger: api.logger });
+    store.start();
+    api.onClose(() => store.stop());
+    api.provide('securitySettings', store);
+    api.provide('organisationSettings', store);
+    api.provide<SessionSettingsService>('sessionSettings', { get: (organisationId) => store.session(organisationId) });
+
+    // Keys may be given these scopes once the catalogue knows them (the api-keys plugin's, when it is loaded).
+    let registry: ScopeRegistry | undefined;
+    try {
+      registry = api.service<ScopeRegistry>('apiKeyScopes');
+    } catch {
+      registry = undefined;
+    }
+    registry?.add(SCOPES);
+
+    const deps = { database, store };
+    for (const route of [
+      ...securityRoutes(deps),
+      ...sessionRoutes(deps),
+      ...keySettingsRoutes(deps),
+      ...emailDomainRoutes(deps),
+      ...logRoutes({ database, security: store }),
+    ])
+      api.route(route);
+  },
+});

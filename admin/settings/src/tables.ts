@@ -1,0 +1,48 @@
+import { col, defineTable, type Json, type Migration } from '@gateway/sdk';
+
+/** The setting groups stored per organisation (and, for some, per workspace). */
+export const SETTING_CATEGORIES = ['security', 'session', 'api_keys'] as const;
+export type SettingCategory = (typeof SETTING_CATEGORIES)[number];
+
+/** The organisation's own settings have this workspace_id: a NULL would not be unique in the index. */
+export const ORGANISATION_LEVEL = '';
+
+/**
+ * One row per organisation (or workspace) and category, holding only the values someone set: defaults are applied
+ * when read, so a row never freezes a default.
+ */
+export const organisationSettings = defineTable(
+  'organisation_settings',
+  {
+    id: col.id(),
+    organisation_id: col.ref(),
+    /** A workspace's overrides, or ORGANISATION_LEVEL. */
+    workspace_id: col.string(36).default(ORGANISATION_LEVEL),
+    category: col.enum(SETTING_CATEGORIES),
+    values: col.json<Record<string, Json>>(),
+    /** Bumped by every write: a write applies only over the version it read (concurrent PUTs merge, none is lost). */
+    version: col.int().default(0),
+    updated_at: col.timestamp().default(Date.now),
+  },
+  { indexes: [{ columns: ['organisation_id', 'workspace_id', 'category'], unique: true }] },
+);
+
+/** Email domains an organisation claims (SSO resolves users by them). */
+export const emailDomains = defineTable(
+  'email_domains',
+  {
+    id: col.id(),
+    organisation_id: col.ref(),
+    /** Lower case, ASCII (an internationalised name is stored in its xn-- form). */
+    domain: col.string(253),
+    allow_subdomains: col.bool().default(false),
+    created_at: col.timestamp().default(Date.now),
+    updated_at: col.timestamp().default(Date.now),
+  },
+  { indexes: [{ columns: ['organisation_id', 'domain'], unique: true }] },
+);
+
+export const settingsMigrations: Migration[] = [
+  { id: 'settings/0001-organisation-settings', tables: [organisationSettings] },
+  { id: 'settings/0002-email-domains', tables: [emailDomains] },
+];
