@@ -1,18 +1,45 @@
 /**
- * Identity: organisations and workspaces. At start it migrates its tables and bootstraps an empty database; the
- * outcome is the `identityBootstrap` service, from which the api-keys plugin makes the first key.
+ * Identity: organisations, workspaces, users, memberships and invitations. At start it migrates its tables and
+ * bootstraps an empty database (the `identityBootstrap` service, from which the api-keys plugin makes the first
+ * key); it provides `adminAuthorizer` (the roles of an administration call), `adminEvents` (membership and archive
+ * events other admin plugins listen to) and registers the /workspaces and /users routes.
  */
+import { AdminEvents } from '@gateway/admin-kit';
 import { definePlugin, type Database } from '@gateway/sdk';
+import { IdentityAuthorizer } from './authorizer.ts';
 import { bootstrapOrganisation } from './bootstrap.ts';
+import { identityRoutes } from './routes/index.ts';
 import { identityMigrations } from './tables.ts';
 
+export { IdentityAuthorizer } from './authorizer.ts';
 export { bootstrapOrganisation, BOOTSTRAP_SLUG, type BootstrapResult } from './bootstrap.ts';
-export { identityMigrations, organisations, users, workspaceMembers, workspaces } from './tables.ts';
+export { findUser, findWorkspace, lookupUser, lookupWorkspace, type UserRow, type WorkspaceRow } from './find.ts';
+export { identityRoutes, type IdentityDeps } from './routes/index.ts';
+export { hashToken as hashInviteToken, INVITE_TTL } from './routes/invites.ts';
+export { SCOPES, type IdentityScope } from './scopes.ts';
+export { checkSlug, slugFromName, SLUG_PATTERN } from './slug.ts';
+export {
+  identityMigrations,
+  ORGANISATION_ROLES,
+  organisations,
+  type OrganisationRole,
+  userInvites,
+  users,
+  WORKSPACE_ROLES,
+  workspaceMembers,
+  type WorkspaceRole,
+  workspaces,
+} from './tables.ts';
 
 export default definePlugin({
   async setup(api) {
     const database = api.service<Database>('database');
     await database.migrate(identityMigrations);
     api.provide('identityBootstrap', await bootstrapOrganisation(database));
+    api.provide('adminAuthorizer', new IdentityAuthorizer(database));
+    // A listener's failure must not undo a change already stored: it is logged, and the route answers.
+    const events = new AdminEvents((name, error) => api.logger.error({ err: error, event: name }, 'admin event listener failed'));
+    api.provide('adminEvents', events);
+    for (const route of identityRoutes({ database, events })) api.route(route);
   },
 });
