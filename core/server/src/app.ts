@@ -82,6 +82,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   // service; config validation through the seams (unknown check ids and bad parameters are invalid_config). Set
   // before any traffic: parsed configs are cached. GUARDRAILS_ENABLED=OFF: no validation of checks (the engine is off).
   registry.services.set('guardrailChecks', registry.guardrails);
+  // The loaded providers by id: the integrations plugin checks `ai_provider_id` against them (read at request time).
+  registry.services.set('providerAdapters', registry.providers);
   const unsetChecks = setCheckLookup(settings.features.guardrails ? (id) => registry.guardrails.get(id) : undefined);
   const unsetSaved = setSavedGuardrailResolver(
     settings.features.guardrails ? (registry.services.get('savedGuardrails') as SavedGuardrailResolver | undefined) : undefined,
@@ -138,7 +140,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     // GET /models with a provider chosen (header, config or virtual key) is that provider's list, passed through;
     // without one it is the administration list of the models the workspace reaches.
     const providerList = route.method === 'GET' && route.path === '/models';
-    app.route(route.method, `/v1${route.path}`, ({ request, params }) =>
+    // async: Elysia awaits (and routes rejections to onError) only for handlers it sees as async.
+    app.route(route.method, `/v1${route.path}`, async ({ request, params }) =>
       providerList && (request.headers.has('x-gateway-provider') || request.headers.has('x-gateway-config') || request.headers.has('x-gateway-virtual-key'))
         ? gatewayCall(request)
         : handler(request, params as Record<string, string>),

@@ -11,7 +11,8 @@ type MaybePromise<T> = T | Promise<T>;
  */
 export interface StoredAccess {
   virtualKey?(id: string, caller: Caller): MaybePromise<TargetConfig | undefined>;
-  providerSlug?(slug: string, caller: Caller): MaybePromise<{ provider: string; target: TargetConfig } | undefined>;
+  /** `model`: the model the request asks for, when known (a stored provider may route or refuse it per model). */
+  providerSlug?(slug: string, caller: Caller, model?: string): MaybePromise<{ provider: string; target: TargetConfig } | undefined>;
 }
 
 /** RFC 9110 token: what a header name may be. */
@@ -85,7 +86,8 @@ export function makeProviderResolver(providers: ReadonlyMap<string, ProviderAdap
   const fromSlug = (name: string, t: TargetConfig, slug: { provider: string; target: TargetConfig } | undefined): ResolvedTarget => {
     const adapter = slug ? byName(slug.provider) : undefined;
     if (!slug || !adapter) throw Errors.unknownProvider(name);
-    return { provider: adapter, target: { ...slug.target, ...t, provider: slug.provider } };
+    // The stored credentials go only where the stored object says: a request's custom host is not applied to them.
+    return { provider: adapter, target: { ...slug.target, ...t, provider: slug.provider, custom_host: slug.target.custom_host } };
   };
 
   const withCredentials = (resolved: ResolvedTarget, req: GatewayRequest): ResolvedTarget => {
@@ -115,7 +117,8 @@ export function makeProviderResolver(providers: ReadonlyMap<string, ProviderAdap
     if (adapter) return withCredentials({ provider: adapter, target: t }, req);
     if (!name.startsWith('@') || !stored.providerSlug) throw Errors.unknownProvider(name);
     const found = name;
-    const slug = stored.providerSlug(name.slice(1), req.caller);
+    const model = t.override_params?.model ?? req.body?.model;
+    const slug = stored.providerSlug(name.slice(1), req.caller, typeof model === 'string' ? model : undefined);
     return slug instanceof Promise
       ? slug.then((s) => withCredentials(fromSlug(found, t, s), req))
       : withCredentials(fromSlug(found, t, slug), req);
@@ -130,7 +133,8 @@ export function makeProviderResolver(providers: ReadonlyMap<string, ProviderAdap
     const id = target.virtual_key as string;
     const merge = (resolved: TargetConfig | undefined): TargetConfig => {
       if (!resolved) throw Errors.badRequest(`Unknown virtual key ${id}`, 'x-gateway-virtual-key');
-      return { ...resolved, ...target };
+      // As for `@slug`: the stored key is sent only to the stored host, never to one the request names.
+      return { ...resolved, ...target, custom_host: resolved.custom_host };
     };
     const vk = stored.virtualKey(id, req.caller);
     return vk instanceof Promise ? vk.then((v) => afterVirtualKey(merge(v), req)) : afterVirtualKey(merge(vk), req);

@@ -1,0 +1,94 @@
+import { describe, expect, test } from 'bun:test';
+import { GatewayError } from '@gateway/sdk';
+import { checkCredentials, checkMappingTargets, keepMasked, keepMaskedKey, maskCredentials, maskValue, toTarget } from './credentials.ts';
+import { checkSlug, freeSlug, slugFromName } from './slugs.ts';
+
+function thrown(fn: () => unknown): GatewayError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof GatewayError) return error;
+    throw error;
+  }
+  throw new Error('did not throw');
+}
+
+describe('credentials', () => {
+  test('masks keep a recognisable start and end of long values only', () => {
+    expect(maskValue('sk-live-0123456789abcd')).toBe('sk-****abcd');
+    expect(maskValue('short-key')).toBe('****');
+    const masked = maskCredentials({
+      key: 'sk-live-0123456789abcd',
+      configurations: {
+        svcA_secret_access_key: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+        svcA_role_arn: 'arn:aws:iam::123456789012:role/r',
+        svcA_region: 'us-east-1',
+        svcC_service_account_json: { private_key: '-----BEGIN PRIVATE KEY-----abc', nested: ['0123456789abcdef'] },
+      },
+    });
+    expect(masked).toEqual({
+      key: 'sk-****abcd',
+      configurations: {
+        svcA_secret_access_key: 'wJa****EKEY',
+        svcA_role_arn: 'arn:aws:iam::123456789012:role/r',
+        svcA_region: 'us-east-1',
+        svcC_service_account_json: { private_key: '---****-abc', nested: ['012****cdef'] },
+      },
+    });
+  });
+
+  test('a masked value sent back keeps the stored secret; a new value replaces it; null removes the key', () => {
+    const current = { svcA_secret_access_key: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', svcA_region: 'us-east-1' };
+    expect(keepMasked({ svcA_secret_access_key: 'wJa****EKEY', svcA_region: 'eu-west-1' }, current)).toEqual({
+      svcA_secret_access_key: current.svcA_secret_access_key,
+      svcA_region: 'eu-west-1',
+    });
+    expect(keepMasked({ svcA_secret_access_key: 'new-secret-value-123' }, current)).toEqual({ svcA_secret_access_key: 'new-secret-value-123' });
+    expect(keepMaskedKey('sk-****abcd', 'sk-live-0123456789abcd')).toBe('sk-live-0123456789abcd');
+    expect(keepMaskedKey('sk-other', 'sk-live-0123456789abcd')).toBe('sk-other');
+    expect(keepMaskedKey(null, 'sk-live-0123456789abcd')).toBeUndefined();
+    expect(keepMaskedKey(undefined, 'sk-live-0123456789abcd')).toBe('sk-live-0123456789abcd');
+  });
+
+  test('entraFederated: Azure providers, tenant and client id (given or mapped), never a client secret', () => {
+    const ok = { svcB_entra_tenant_id: 't', svcB_entra_client_id: 'c' };
+    expect(() => checkCredentials('azure-openai', ok, 'entraFederated', new Set())).not.toThrow();
+    expect(() => checkCredentials('azure-ai', { svcB_entra_tenant_id: 't' }, 'entraFederated', new Set(['configurations.svcB_entra_client_id']))).not.toThrow();
+    expect(thrown(() => checkCredentials('openai', ok, 'entraFederated', new Set())).param).toBe('auth_mode');
+    expect(thrown(() => checkCredentials('azure-openai', { svcB_entra_client_id: 'c' }, 'entraFederated', new Set())).param).toBe('configurations.svcB_entra_tenant_id');
+    expect(thrown(() => checkCredentials('azure-openai', { ...ok, svcB_entra_client_secret: 's' }, 'entraFederated', new Set())).param).toBe(
+      'configurations.svcB_entra_client_secret',
+    );
+    expect(thrown(() => checkCredentials('azure-openai', ok, 'entraFederated', new Set(['configurations.svcB_entra_client_secret']))).status).toBe(400);
+    expect(thrown(() => checkCredentials('openai', { custom_host: 'nope' }, null, new Set())).param).toBe('configurations.custom_host');
+  });
+
+  test('secret mapping targets: key or a known configuration field, each once', () => {
+    expect(() => checkMappingTargets([{ target_field: 'key' }, { target_field: 'configurations.svcC_service_account_json.private_key' }])).not.toThrow();
+    expect(thrown(() => checkMappingTargets([{ target_field: 'configurations.unknown' }])).param).toBe('secret_mappings[0].target_field');
+    expect(thrown(() => checkMappingTargets([{ target_field: 'key' }, { target_field: 'key' }])).param).toBe('secret_mappings[1].target_field');
+    expect(thrown(() => checkMappingTargets([{ target_field: 'api_key' }])).status).toBe(400);
+  });
+
+  test('the target: configurations as fields, the key as api_key', () => {
+    expect(toTarget('openai', { key: 'k', configurations: { custom_host: 'http://h' } })).toEqual({ provider: 'openai', api_key: 'k', custom_host: 'http://h' });
+    expect(toTarget('bedrock', { configurations: { svcA_region: 'us-east-1' } })).toEqual({ provider: 'bedrock', svcA_region: 'us-east-1' });
+  });
+});
+
+describe('slugs', () => {
+  const providers = new Set(['openai', 'anthropic']);
+  test('shape, not an id, not a provider name', () => {
+    expect(checkSlug('team-openai', 'slug', providers)).toBe('team-openai');
+    expect(thrown(() => checkSlug('Team', 'slug', providers)).param).toBe('slug');
+    expect(thrown(() => checkSlug('a/b', 'slug', providers)).param).toBe('slug');
+    expect(thrown(() => checkSlug('openai', 'slug', providers)).message).toContain('provider');
+    expect(thrown(() => checkSlug('0b773172-2017-4208-974c-9da596130633', 'slug', providers)).message).toContain('id');
+  });
+  test('made from names, made free', () => {
+    expect(slugFromName('Équipe OpenAI (prod)', 'integration')).toBe('equipe-openai-prod');
+    expect(slugFromName('!', 'integration')).toBe('integration');
+    expect(freeSlug('openai', new Set(), providers)).toBe('openai-2');
+    expect(freeSlug('team', new Set(['team', 'team-2']), providers)).toBe('team-3');
+  });
+});

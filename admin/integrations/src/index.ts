@@ -1,0 +1,59 @@
+/**
+ * Integrations, workspace providers and virtual keys: the tables, the administration routes, GET /models, and
+ * service `storedAccess` through which the server resolves `@slug` providers and virtual keys from memory.
+ */
+import { secretBoxFromEnv, type SecretResolver, type SecuritySettingsService, StoredSnapshot } from '@gateway/admin-kit';
+import { type Database, definePlugin, type ProviderAdapter } from '@gateway/sdk';
+import { type Ctx, lazyService } from './context.ts';
+import { integrationModelRoutes } from './routes/integration-models.ts';
+import { integrationWorkspaceRoutes } from './routes/integration-workspaces.ts';
+import { integrationRoutes } from './routes/integrations.ts';
+import { modelRoutes } from './routes/models.ts';
+import { providerRoutes } from './routes/providers.ts';
+import { virtualKeyRoutes } from './routes/virtual-keys.ts';
+import { createStoredAccess } from './stored-access.ts';
+import { loadStoredSet, type StoredSet } from './stored-set.ts';
+import { integrationMigrations } from './tables.ts';
+
+export { SCOPES, MODELS_SCOPES } from './scopes.ts';
+export { integrationMigrations, integrations, integrationModels, integrationWorkspaces, virtualKeys, workspaceProviders } from './tables.ts';
+export { createStoredAccess, type IntegrationStoredAccess, type StoredAccessDeps } from './stored-access.ts';
+export { loadStoredSet, type StoredSet } from './stored-set.ts';
+export { maskValue, maskCredentials, type Credentials } from './credentials.ts';
+
+export default definePlugin({
+  async setup(api) {
+    const database = api.service<Database>('database');
+    await database.migrate(integrationMigrations);
+    const box = secretBoxFromEnv(api.env);
+    const snapshot = new StoredSnapshot<StoredSet>({
+      name: 'integrations',
+      state: api.state,
+      load: () => loadStoredSet(database, box, api.logger),
+      logger: api.logger,
+    });
+    await snapshot.start();
+    api.onClose(() => snapshot.stop());
+
+    const adapters = lazyService<ReadonlyMap<string, ProviderAdapter>>(api, 'providerAdapters');
+    const ctx: Ctx = {
+      database,
+      box,
+      snapshot,
+      logger: api.logger,
+      secrets: lazyService<SecretResolver>(api, 'secretReferences'),
+      security: lazyService<SecuritySettingsService>(api, 'securitySettings'),
+      providerIds: adapters,
+    };
+    api.provide('storedAccess', createStoredAccess({ current: () => snapshot.current, secrets: ctx.secrets }));
+    for (const route of [
+      ...integrationRoutes(ctx),
+      ...integrationWorkspaceRoutes(ctx),
+      ...integrationModelRoutes(ctx),
+      ...providerRoutes(ctx),
+      ...virtualKeyRoutes(ctx),
+      ...modelRoutes(ctx),
+    ])
+      api.route(route);
+  },
+});

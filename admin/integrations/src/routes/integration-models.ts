@@ -1,0 +1,103 @@
+/**
+ * /integrations/:id/integration-models: the models of an integration, enabled or not, each with an optional custom
+ * host (a request for that model through the integration goes there). PUT upserts the models it names.
+ */
+import { list, page, validator } from '@gateway/admin-kit';
+import { type AdminRoute, and, asc, eq, Errors, type Where } from '@gateway/sdk';
+import { Type } from '@sinclair/typebox';
+import type { Ctx } from '../context.ts';
+import { checkUrl } from '../credentials.ts';
+import { findIntegration } from '../lookups.ts';
+import { presentModel } from '../present.ts';
+import { integrationModels } from '../tables.ts';
+
+const ModelConfigurations = Type.Object(
+  { custom_host: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })) },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+const checkPut = validator(
+  Type.Object(
+    {
+      models: Type.Array(
+        Type.Object(
+          {
+            slug: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\s@][^\\s]*$' }),
+            enabled: Type.Optional(Type.Boolean()),
+            configurations: Type.Optional(ModelConfigurations),
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 1, maxItems: 1000 },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+export function integrationModelRoutes(ctx: Ctx): AdminRoute[] {
+  const { database } = ctx;
+  return [
+    {
+      method: 'GET',
+      path: '/integrations/:id/integration-models',
+      scope: 'integrations.read',
+      role: 'admin',
+      async handle(req) {
+        const row = await findIntegration(database, req.caller.organisationId, req.params.id ?? '');
+        const p = page(req.query);
+        const where: Where<typeof integrationModels.columns> = (c) => eq(c.integration_id, row.id);
+        const [rows, total] = await Promise.all([
+          database.select(integrationModels, { where, orderBy: (c) => [asc(c.slug)], limit: p.limit, offset: p.offset }),
+          database.count(integrationModels, where),
+        ]);
+        return list(rows.map(presentModel), total);
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/integrations/:id/integration-models',
+      scope: 'integrations.write',
+      role: 'admin',
+      async handle(req) {
+        const body = checkPut(req.body);
+        const org = req.caller.organisationId;
+        const row = await findIntegration(database, org, req.params.id ?? '');
+        const seen = new Set<string>();
+        body.models.forEach((m, i) => {
+          if (seen.has(m.slug)) throw Errors.badRequest(`models[${i}].slug ${m.slug} appears twice`, `models[${i}].slug`);
+          seen.add(m.slug);
+          if (m.configurations?.custom_host !== undefined) checkUrl(m.configurations.custom_host, `models[${i}].configurations.custom_host`);
+        });
+        const existing = new Map(
+          (await database.select(integrationModels, { fresh: true, where: (c) => eq(c.integration_id, row.id) })).map((m) => [m.slug, m]),
+        );
+        const now = Date.now();
+        await database.transaction(async (tx) => {
+          for (const m of body.models) {
+            const before = existing.get(m.slug);
+            const configurations = m.configurations === undefined ? (before?.configurations ?? null) : m.configurations;
+            const enabled = m.enabled ?? before?.enabled ?? true;
+            if (before)
+              await tx.update(integrationModels, { enabled, configurations, updated_at: now }, (c) => and(eq(c.integration_id, row.id), eq(c.slug, m.slug)));
+            else await tx.insert(integrationModels, { organisation_id: org, integration_id: row.id, slug: m.slug, enabled, configurations, created_at: now, updated_at: now });
+          }
+        });
+        await ctx.snapshot.changed();
+        const after = await database.select(integrationModels, { fresh: true, where: (c) => eq(c.integration_id, row.id), orderBy: (c) => [asc(c.slug)] });
+        req.audit = {
+          resource: 'integration_models',
+          resourceId: row.id,
+          action: 'update',
+          workspaceId: null,
+          before: body.models.map((m) => {
+            const b = existing.get(m.slug);
+            return b ? { slug: b.slug, enabled: b.enabled, configurations: b.configurations } : { slug: m.slug, absent: true };
+          }),
+          after: body.models.map((m) => ({ slug: m.slug, enabled: m.enabled, configurations: m.configurations })),
+        };
+        return list(after.map(presentModel), after.length);
+      },
+    },
+  ];
+}

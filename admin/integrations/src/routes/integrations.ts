@@ -1,0 +1,257 @@
+/** /integrations: an organisation's provider credentials (owners and admins). */
+import { json, list, noContent, page, validator } from '@gateway/admin-kit';
+import { and, type AdminRoute, asc, eq, Errors, inArray, ne, type Where } from '@gateway/sdk';
+import { Type } from '@sinclair/typebox';
+import type { Ctx } from '../context.ts';
+import { ConfigurationsSchema, type PricingAdjustments, PricingAdjustmentsSchema, SecretMappingSchema } from '../credentials.ts';
+import { buildCredentials, checkMappings, checkProvider } from '../input.ts';
+import { defaultProviderTargets, findIntegration, resolveAccess } from '../lookups.ts';
+import { integrationSummary, openCredentials, presentIntegration } from '../present.ts';
+import { checkSlug, freeSlug, slugFromName } from '../slugs.ts';
+import { integrationModels, integrations, integrationWorkspaces, workspaceProviders } from '../tables.ts';
+import { isUniqueViolation } from '../unique.ts';
+
+const closed = { additionalProperties: false } as const;
+const Name = Type.String({ minLength: 1, maxLength: 255 });
+const Description = Type.Union([Type.String({ maxLength: 4000 }), Type.Null()]);
+const Key = Type.String({ minLength: 1, maxLength: 16384 });
+export const WorkspaceAccess = Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }), enabled: Type.Optional(Type.Boolean()) }, closed);
+/** Nullable, yet checked on its own so that a 400 names the exact field (a union would name only its root). */
+const Pricing = Type.Unknown();
+const checkPricingShape = validator(Type.Object({ pricing_adjustments: PricingAdjustmentsSchema }));
+function checkPricing(value: unknown): PricingAdjustments | null {
+  return value === null ? null : checkPricingShape({ pricing_adjustments: value }).pricing_adjustments;
+}
+const AuthModeSchema = Type.Union([Type.Literal('entraFederated'), Type.Null()]);
+const Mappings = Type.Array(SecretMappingSchema, { maxItems: 50 });
+
+const checkCreate = validator(
+  Type.Object(
+    {
+      name: Name,
+      slug: Type.Optional(Type.String()),
+      ai_provider_id: Type.String({ minLength: 1, maxLength: 100 }),
+      key: Type.Optional(Key),
+      configurations: Type.Optional(ConfigurationsSchema),
+      description: Type.Optional(Description),
+      workspaces: Type.Optional(Type.Array(WorkspaceAccess, { maxItems: 1000 })),
+      create_default_provider: Type.Optional(Type.Boolean()),
+      default_provider_slug: Type.Optional(Type.String()),
+      pricing_adjustments: Type.Optional(Pricing),
+      auth_mode: Type.Optional(AuthModeSchema),
+      secret_mappings: Type.Optional(Mappings),
+    },
+    closed,
+  ),
+);
+
+const checkUpdate = validator(
+  Type.Object(
+    {
+      name: Type.Optional(Name),
+      slug: Type.Optional(Type.String()),
+      key: Type.Optional(Type.Union([Key, Type.Null()])),
+      configurations: Type.Optional(ConfigurationsSchema),
+      description: Type.Optional(Description),
+      pricing_adjustments: Type.Optional(Pricing),
+      auth_mode: Type.Optional(AuthModeSchema),
+      secret_mappings: Type.Optional(Mappings),
+    },
+    closed,
+  ),
+);
+
+const enabledIds = (access: readonly { workspace_id: string; enabled: boolean }[]) => access.filter((a) => a.enabled).map((a) => a.workspace_id);
+
+export function integrationRoutes(ctx: Ctx): AdminRoute[] {
+  const { database } = ctx;
+  return [
+    {
+      method: 'POST',
+      path: '/integrations',
+      scope: 'integrations.write',
+      role: 'admin',
+      async handle(req) {
+        const body = checkCreate(req.body);
+        const pricing = body.pricing_adjustments === undefined ? null : checkPricing(body.pricing_adjustments);
+        const org = req.caller.organisationId;
+        const providerIds = ctx.providerIds();
+        checkProvider(ctx, body.ai_provider_id, 'ai_provider_id');
+        const taken = new Set((await database.select(integrations, { fresh: true, where: (c) => eq(c.organisation_id, org) })).map((r) => r.slug));
+        let slug: string;
+        if (body.slug !== undefined) {
+          slug = checkSlug(body.slug, 'slug', providerIds);
+          if (taken.has(slug)) throw Errors.conflict(`An integration with slug ${slug} already exists`, 'slug');
+        } else slug = freeSlug(slugFromName(body.name, 'integration'), taken, providerIds);
+        const access = await resolveAccess(database, org, body.workspaces ?? [], 'workspaces');
+        const mappings = body.secret_mappings ?? [];
+        const authMode = body.auth_mode ?? null;
+        const credentials = buildCredentials(body.ai_provider_id, body, undefined, authMode, mappings);
+        const enabled = access.filter((a) => a.enabled).map((a) => a.workspace.id);
+        await checkMappings(ctx, org, enabled, mappings);
+
+        const createDefault = body.create_default_provider ?? true;
+        if (!createDefault && body.default_provider_slug !== undefined)
+          throw Errors.badRequest('default_provider_slug needs create_default_provider true', 'default_provider_slug');
+        const defaultSlug = createDefault ? (body.default_provider_slug !== undefined ? checkSlug(body.default_provider_slug, 'default_provider_slug', providerIds) : slug) : null;
+        const id = crypto.randomUUID();
+        const providerWorkspaces = defaultSlug ? await defaultProviderTargets(database, id, defaultSlug, enabled, 'default_provider_slug') : [];
+
+        const now = Date.now();
+        const row = {
+          id,
+          organisation_id: org,
+          name: body.name.trim(),
+          slug,
+          ai_provider_id: body.ai_provider_id,
+          description: body.description ?? null,
+          credentials: ctx.box.sealJson(credentials),
+          auth_mode: authMode,
+          secret_mappings: mappings,
+          pricing_adjustments: pricing,
+          default_provider_slug: defaultSlug,
+          created_at: now,
+          updated_at: now,
+          last_reset_at: null,
+        };
+        const defaults = providerWorkspaces.map((workspaceId) => ({
+          id: crypto.randomUUID(),
+          organisation_id: org,
+          workspace_id: workspaceId,
+          integration_id: id,
+          name: row.name,
+          slug: defaultSlug as string,
+          note: null,
+          created_at: now,
+          updated_at: now,
+        }));
+        try {
+          await database.transaction(async (tx) => {
+            await tx.insert(integrations, row);
+            if (access.length)
+              await tx.insert(
+                integrationWorkspaces,
+                access.map((a) => ({ organisation_id: org, integration_id: id, workspace_id: a.workspace.id, enabled: a.enabled, created_at: now, updated_at: now })),
+              );
+            if (defaults.length) await tx.insert(workspaceProviders, defaults);
+          });
+        } catch (error) {
+          if (isUniqueViolation(error)) throw Errors.conflict(`An integration with slug ${slug}, or a provider with slug ${defaultSlug}, already exists`, 'slug');
+          throw error;
+        }
+        await ctx.snapshot.changed();
+        const view = {
+          ...presentIntegration(row, credentials),
+          workspaces: access.map((a) => ({ id: a.workspace.id, slug: a.workspace.slug, enabled: a.enabled })),
+          default_providers: defaults.map((p) => ({ id: p.id, slug: p.slug, workspace_id: p.workspace_id })),
+        };
+        req.audit = { resource: 'integration', resourceId: id, action: 'create', workspaceId: null, after: { ...integrationSummary(row), workspaces: view.workspaces, default_providers: view.default_providers } };
+        return json(view, 201);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/integrations',
+      scope: 'integrations.read',
+      role: 'admin',
+      async handle(req) {
+        const p = page(req.query);
+        const org = req.caller.organisationId;
+        const provider = req.query.get('ai_provider_id');
+        const where: Where<typeof integrations.columns> = (c) =>
+          provider ? and(eq(c.organisation_id, org), eq(c.ai_provider_id, provider)) : eq(c.organisation_id, org);
+        const [rows, total] = await Promise.all([
+          database.select(integrations, { where, orderBy: (c) => [asc(c.created_at), asc(c.id)], limit: p.limit, offset: p.offset }),
+          database.count(integrations, where),
+        ]);
+        return list(
+          rows.map((r) => presentIntegration(r, openCredentials(ctx.box, r.credentials))),
+          total,
+        );
+      },
+    },
+    {
+      method: 'GET',
+      path: '/integrations/:id',
+      scope: 'integrations.read',
+      role: 'admin',
+      async handle(req) {
+        const row = await findIntegration(database, req.caller.organisationId, req.params.id ?? '');
+        return json(presentIntegration(row, openCredentials(ctx.box, row.credentials)));
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/integrations/:id',
+      scope: 'integrations.write',
+      role: 'admin',
+      async handle(req) {
+        const body = checkUpdate(req.body);
+        const pricing = body.pricing_adjustments === undefined ? undefined : checkPricing(body.pricing_adjustments);
+        const org = req.caller.organisationId;
+        const row = await findIntegration(database, org, req.params.id ?? '');
+        const current = openCredentials(ctx.box, row.credentials);
+        if (!current && (body.configurations === undefined || body.key === undefined))
+          throw Errors.badRequest('The stored credentials cannot be decrypted (another GATEWAY_ENCRYPTION_KEY?): send key and configurations whole', 'configurations');
+        let slug = row.slug;
+        if (body.slug !== undefined && body.slug !== row.slug) {
+          slug = checkSlug(body.slug, 'slug', ctx.providerIds());
+          const clash = await database.count(integrations, (c) => and(eq(c.organisation_id, org), eq(c.slug, slug), ne(c.id, row.id)), { fresh: true });
+          if (clash) throw Errors.conflict(`An integration with slug ${slug} already exists`, 'slug');
+        }
+        const mappings = body.secret_mappings ?? row.secret_mappings;
+        const authMode = body.auth_mode === undefined ? (row.auth_mode as 'entraFederated' | null) : body.auth_mode;
+        const credentials = buildCredentials(row.ai_provider_id, body, current, authMode, mappings);
+        if (body.secret_mappings !== undefined) {
+          const access = await database.select(integrationWorkspaces, { fresh: true, where: (c) => eq(c.integration_id, row.id) });
+          await checkMappings(ctx, org, enabledIds(access), mappings);
+        }
+        const values = {
+          name: body.name?.trim() ?? row.name,
+          slug,
+          description: body.description === undefined ? row.description : body.description,
+          credentials: ctx.box.sealJson(credentials),
+          auth_mode: authMode,
+          secret_mappings: mappings,
+          pricing_adjustments: pricing === undefined ? row.pricing_adjustments : pricing,
+          updated_at: Date.now(),
+        };
+        try {
+          await database.update(integrations, values, (c) => eq(c.id, row.id));
+        } catch (error) {
+          if (isUniqueViolation(error)) throw Errors.conflict(`An integration with slug ${slug} already exists`, 'slug');
+          throw error;
+        }
+        await ctx.snapshot.changed();
+        const after = { ...row, ...values };
+        req.audit = { resource: 'integration', resourceId: row.id, action: 'update', workspaceId: null, before: integrationSummary(row), after: integrationSummary(after) };
+        return json(presentIntegration(after, credentials));
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/integrations/:id',
+      scope: 'integrations.delete',
+      role: 'admin',
+      async handle(req) {
+        const row = await findIntegration(database, req.caller.organisationId, req.params.id ?? '');
+        const providers = await database.select(workspaceProviders, { fresh: true, where: (c) => eq(c.integration_id, row.id) });
+        await database.transaction(async (tx) => {
+          if (providers.length) await tx.delete(workspaceProviders, (c) => inArray(c.id, providers.map((p) => p.id)));
+          await tx.delete(integrationWorkspaces, (c) => eq(c.integration_id, row.id));
+          await tx.delete(integrationModels, (c) => eq(c.integration_id, row.id));
+          await tx.delete(integrations, (c) => eq(c.id, row.id));
+        });
+        await ctx.snapshot.changed();
+        req.audit = {
+          resource: 'integration',
+          resourceId: row.id,
+          action: 'delete',
+          workspaceId: null,
+          before: { ...integrationSummary(row), providers: providers.map((p) => ({ id: p.id, slug: p.slug, workspace_id: p.workspace_id })) },
+        };
+        return noContent();
+      },
+    },
+  ];
+}
