@@ -35,6 +35,8 @@ export async function startGatewayProcess(
       HOST: '127.0.0.1',
       DATABASE_URL: `sqlite:${join(dir, 'gw.db')}`,
       LOG_LEVEL: 'info',
+      // A MySQL deployment must name its credentials key; every test gateway shares this one.
+      GATEWAY_ENCRYPTION_KEY: 'gateway-test-encryption-key',
       BUN_CONFIG_MAX_HTTP_REQUESTS: '65535',
       ...env,
       GATEWAY_ADMIN_API_KEY: adminKey,

@@ -10,6 +10,7 @@ export async function startInProcessGateway(env: Record<string, string | undefin
       DATABASE_URL: 'sqlite::memory:',
       GATEWAY_ADMIN_API_KEY: TEST_ADMIN_KEY,
       LOG_LEVEL: 'silent',
+      GATEWAY_ENCRYPTION_KEY: 'gateway-test-encryption-key',
       ...env,
     },
     roots,
