@@ -24,14 +24,20 @@ import type {
 } from '@gateway/sdk';
 
 export type Drizzles =
-  | { dialect: 'sqlite'; db: BunSQLiteDatabase & { $client: SqliteClient }; reader: BunSQLiteDatabase }
-  | { dialect: 'mysql'; db: MySql2Database & { $client: Pool }; reader: MySql2Database };
+  | { dialect: 'sqlite'; db: BunSQLiteDatabase & { $client: SqliteClient }; reader: BunSQLiteDatabase; writerDown?: undefined }
+  | {
+      dialect: 'mysql';
+      db: MySql2Database & { $client: Pool };
+      reader: MySql2Database;
+      /** HADR mode: true while the writer is down, when `fresh` reads go to the reader too. */
+      writerDown?: () => boolean;
+    };
 
 // Bound parameters per statement: SQLite allows 32766, MySQL 65535; stay below both.
 const MAX_PARAMS = { sqlite: 30_000, mysql: 60_000 } as const;
 
 type Loose = Record<string, unknown>;
-type Helpers = Omit<DatabaseHelpers, 'migrate' | 'close' | 'transaction'>;
+export type Helpers = Omit<DatabaseHelpers, 'migrate' | 'close' | 'transaction' | 'health'>;
 
 function chunks<T>(rows: readonly T[], size: number): T[][] {
   const out: T[][] = [];
@@ -82,6 +88,8 @@ export function createHelpers(d: Drizzles): Helpers {
   const whereOf = <C extends ColumnMap>(def: TableDefBase<C>, where: Where<C> | undefined): SQL | undefined =>
     where?.(columnsOf(def));
   // A condition that came out empty (`and()` of nothing) must not turn into a whole-table update or delete.
+  // `fresh` asks for the writer; while the writer is down (HADR mode) the reader is what there is.
+  const fromWriter = (options: ReadOptions) => options.fresh === true && d.writerDown?.() !== true;
   const requiredWhere = <C extends ColumnMap>(def: TableDefBase<C>, where: Where<C>): SQL => {
     const condition = whereOf(def, where);
     if (!condition) throw new Error(`refusing to change every row of ${def.name}: the condition is empty`);
@@ -125,13 +133,13 @@ export function createHelpers(d: Drizzles): Helpers {
     const order = options.orderBy?.(columnsOf(def));
     const orderBy = order === undefined ? [] : Array.isArray(order) ? order : [order];
     if (d.dialect === 'sqlite') {
-      let q = (options.fresh ? d.db : d.reader).select().from(def.sqlite as SQLiteTable).where(where).$dynamic();
+      let q = (fromWriter(options) ? d.db : d.reader).select().from(def.sqlite as SQLiteTable).where(where).$dynamic();
       if (orderBy.length) q = q.orderBy(...orderBy);
       if (options.limit !== undefined) q = q.limit(options.limit);
       if (options.offset !== undefined) q = q.offset(options.offset);
       return (await q) as RowOf<C>[];
     }
-    let q = (options.fresh ? d.db : d.reader).select().from(def.mysql as MySqlTable).where(where).$dynamic();
+    let q = (fromWriter(options) ? d.db : d.reader).select().from(def.mysql as MySqlTable).where(where).$dynamic();
     if (orderBy.length) q = q.orderBy(...orderBy);
     if (options.limit !== undefined) q = q.limit(options.limit);
     if (options.offset !== undefined) q = q.offset(options.offset);
@@ -152,8 +160,8 @@ export function createHelpers(d: Drizzles): Helpers {
     const condition = whereOf(def, where);
     const rows =
       d.dialect === 'sqlite'
-        ? await (options.fresh ? d.db : d.reader).select({ n: countAll() }).from(def.sqlite).where(condition)
-        : await (options.fresh ? d.db : d.reader).select({ n: countAll() }).from(def.mysql).where(condition);
+        ? await (fromWriter(options) ? d.db : d.reader).select({ n: countAll() }).from(def.sqlite).where(condition)
+        : await (fromWriter(options) ? d.db : d.reader).select({ n: countAll() }).from(def.mysql).where(condition);
     return rows[0]?.n ?? 0;
   }
 

@@ -1,5 +1,6 @@
 import { createPool, type Pool } from 'mysql2/promise';
 import type { ReaderOptions } from './url.ts';
+import type { WriterHealth } from './writer-health.ts';
 
 export interface MysqlTarget {
   host: string;
@@ -36,4 +37,24 @@ export function readerTarget(writer: MysqlTarget, reader: ReaderOptions): MysqlT
     password: reader.pass ?? writer.password,
     database: writer.database,
   };
+}
+
+/** The pool's entry points that reach the server; everything else (config, end, events) passes through as is. */
+const GUARDED = new Set<PropertyKey>(['query', 'execute', 'getConnection']);
+
+/**
+ * The writer pool behind the HADR gate: while the writer is down its calls fail at once with the 503, and a
+ * connection failure on any of them marks it down. A proxy, so that drizzle and callers reading pool settings
+ * see the pool itself.
+ */
+export function guardPool(pool: Pool, health: WriterHealth): Pool {
+  return new Proxy(pool, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => unknown;
+      if (!GUARDED.has(property)) return method.bind(target);
+      return (...args: unknown[]) => health.run(async () => method.apply(target, args));
+    },
+  });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { parseDatabaseUrl, readerFromEnv } from './url.ts';
+import { hadrFromEnv, parseDatabaseUrl, readerFromEnv } from './url.ts';
 
 describe('parseDatabaseUrl', () => {
   test('sqlite paths and memory', () => {
@@ -41,5 +41,15 @@ describe('readerFromEnv', () => {
       pass: 'x',
       port: 3307,
     });
+  });
+});
+
+describe('hadrFromEnv', () => {
+  test('MYSQL_WRITER_HADR_MODE=ON only (default OFF)', () => {
+    expect(hadrFromEnv({})).toBe(false);
+    expect(hadrFromEnv({ MYSQL_WRITER_HADR_MODE: 'OFF' })).toBe(false);
+    expect(hadrFromEnv({ MYSQL_WRITER_HADR_MODE: 'on' })).toBe(true);
+    expect(hadrFromEnv({ MYSQL_WRITER_HADR_MODE: 'ON' })).toBe(true);
+    expect(hadrFromEnv({ MYSQL_WRITER_HADR_MODE: 'yes' })).toBe(false);
   });
 });

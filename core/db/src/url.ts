@@ -47,3 +47,8 @@ export function readerFromEnv(env: Readonly<Record<string, string | undefined>>)
     port: env.DB_READER_PORT ? Number(env.DB_READER_PORT) : undefined,
   };
 }
+
+/** MYSQL_WRITER_HADR_MODE=ON (default OFF). */
+export function hadrFromEnv(env: Readonly<Record<string, string | undefined>>): boolean {
+  return (env.MYSQL_WRITER_HADR_MODE ?? 'OFF').trim().toUpperCase() === 'ON';
+}

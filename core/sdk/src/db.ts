@@ -361,7 +361,10 @@ export interface Migration {
 export type Where<C extends ColumnMap> = (columns: Columns<C>) => SQL | undefined;
 
 export interface ReadOptions {
-  /** Read from the writer even when a reader replica is configured (read-your-writes). */
+  /**
+   * Read from the writer even when a reader replica is configured (read-your-writes). While the writer is down in
+   * HADR mode such a read goes to the reader instead.
+   */
   fresh?: boolean;
 }
 
@@ -404,11 +407,19 @@ export interface DatabaseHelpers {
   transaction<T>(fn: (tx: TransactionHelpers) => Promise<T>): Promise<T>;
   /** Applies the migrations not yet recorded; safe from several processes at once. Resolves to the ids applied. */
   migrate(migrations: readonly Migration[]): Promise<string[]>;
+  /**
+   * `degraded` while the writer is down in HADR mode (MYSQL_WRITER_HADR_MODE=ON): reads go on from the reader,
+   * writes fail at once with `database_writer_unavailable` (503) until a background probe reconnects. Always `ok`
+   * otherwise.
+   */
+  health(): DatabaseHealth;
   close(): Promise<void>;
 }
 
+export type DatabaseHealth = { status: 'ok' } | { status: 'degraded'; reason: string };
+
 /** The helpers inside a transaction: reads and writes, all on the transaction's connection. */
-export type TransactionHelpers = Omit<DatabaseHelpers, 'transaction' | 'migrate' | 'close'>;
+export type TransactionHelpers = Omit<DatabaseHelpers, 'transaction' | 'migrate' | 'close' | 'health'>;
 
 export interface SqliteDatabase extends DatabaseHelpers {
   readonly dialect: 'sqlite';

@@ -62,7 +62,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   const settings = readSettings(env);
   const logger = opts.logger ?? createLogger(settings.logLevel);
   const state = createStateStore(settings.redisUrl);
-  const database = await createDatabase(settings.databaseUrl, { reader: settings.reader });
+  const database = await createDatabase(settings.databaseUrl, { reader: settings.reader, hadr: settings.hadrMode, logger });
   const hostGuard = new HostGuard(settings.trustedCustomHosts);
   const plugins = await loadPlugins({
     roots: opts.roots ?? [PROJECT_ROOT],
@@ -122,10 +122,12 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     .onError(({ code, error }) => {
       if (code === 'NOT_FOUND') return Errors.notFound('No such route').toResponse();
       const err = GatewayError.from(error, { phase: 'server' });
-      if (err.status >= 500) logger.error({ err: err.cause ?? err }, 'unhandled server error');
+      // A write refused while the HADR writer is down is expected, and /health already says so.
+      if (err.status >= 500 && err.code !== 'database_writer_unavailable') logger.error({ err: err.cause ?? err }, 'unhandled server error');
       return err.toResponse();
     })
-    .get('/health', () => Response.json({ status: 'ok' }))
+    // HADR mode with the writer down: still 200 (gateway traffic flows), `degraded` with the reason.
+    .get('/health', () => Response.json(database.health()))
     .get('/metrics', () => new Response(metrics.render(), { headers: { 'content-type': 'text/plain; version=0.0.4' } }));
 
   const adminDeps: AdminDeps = {
