@@ -1,0 +1,284 @@
+/**
+ * /configs: saved configs with versions. Workspace members read their workspace's configs; workspace managers and
+ * admins (and organisation owners and admins) create, change and delete them. A PUT with `config` adds a version
+ * and keeps the old ones. Every change reloads the in-memory set here and in every other process before the answer.
+ */
+import {
+  checkSlug,
+  findWorkspace,
+  generatedSlug,
+  isUniqueViolation,
+  requireActive,
+  requireRole,
+  type SavedGuardrailStore,
+  type SecretPairs,
+  splitSecrets,
+  visibleWorkspaces,
+} from '@gateway/admin-guardrails';
+import { json, list, noContent, page, type SecretBox, validator } from '@gateway/admin-kit';
+import { type AdminRequest, type AdminRoute, and, asc, type Database, desc, eq, Errors, inArray, type JsonObject, type SQL, type Where } from '@gateway/sdk';
+import { Type } from '@sinclair/typebox';
+import { type ConfigRow, presentConfig, presentVersion } from './present.ts';
+import type { ConfigStore } from './store.ts';
+import { savedConfigs, savedConfigVersions } from './tables.ts';
+import { checkedConfig } from './validate.ts';
+
+export const SCOPES = ['configs.read', 'configs.write', 'configs.delete'] as const;
+
+export interface ConfigRouteDeps {
+  database: Database;
+  store: ConfigStore;
+  box: () => SecretBox;
+  guardrails: () => SavedGuardrailStore | undefined;
+}
+
+const Name = Type.String({ minLength: 1, maxLength: 255 });
+const Slug = Type.String({ minLength: 1, maxLength: 64 });
+// The config itself is checked by validateConfig, which lists every violation by path.
+const AnyConfig = Type.Unknown();
+
+const checkCreate = validator(
+  Type.Object(
+    {
+      name: Name,
+      slug: Type.Optional(Slug),
+      config: AnyConfig,
+      workspace_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+      is_default: Type.Optional(Type.Boolean()),
+    },
+    { additionalProperties: false },
+  ),
+);
+const checkUpdate = validator(
+  Type.Object(
+    { name: Type.Optional(Name), slug: Type.Optional(Slug), config: Type.Optional(AnyConfig), is_default: Type.Optional(Type.Boolean()) },
+    { additionalProperties: false },
+  ),
+);
+
+const NOT_FOUND = 'No such config';
+type Columns = typeof savedConfigs.columns;
+
+export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
+  const { database, store } = deps;
+
+  const sealed = (config: JsonObject) => {
+    const { masked, secrets } = splitSecrets(config);
+    return { config: masked, secrets: secrets.length > 0 ? deps.box().sealJson(secrets) : null };
+  };
+  const secretsOf = (row: { secrets: string | null }): SecretPairs => (row.secrets ? deps.box().openJson<SecretPairs>(row.secrets) : []);
+
+  /** A config of the caller's organisation by id, or by slug (in `workspace_id` of the query, or the caller's workspace). */
+  async function lookup(req: AdminRequest): Promise<ConfigRow> {
+    const org = req.caller.organisationId;
+    const ref = req.params.configId ?? '';
+    const [byId] = await database.select(savedConfigs, { where: (c) => and(eq(c.organisation_id, org), eq(c.id, ref)), limit: 1, fresh: true });
+    if (byId) return byId;
+    const hint = req.query.get('workspace_id');
+    const workspaceId = hint ? (await findWorkspace(database, org, hint)).id : req.caller.workspaceId;
+    const [bySlug] = await database.select(savedConfigs, {
+      where: (c) => and(eq(c.organisation_id, org), eq(c.workspace_id, workspaceId), eq(c.slug, ref)),
+      limit: 1,
+      fresh: true,
+    });
+    if (!bySlug) throw Errors.notFound(NOT_FOUND);
+    return bySlug;
+  }
+
+  const reread = async (id: string): Promise<ConfigRow> => {
+    const [row] = await database.select(savedConfigs, { where: (c) => eq(c.id, id), limit: 1, fresh: true });
+    if (!row) throw Errors.notFound(NOT_FOUND);
+    return row;
+  };
+
+  const list_: AdminRoute = {
+    method: 'GET',
+    path: '/configs',
+    scope: 'configs.read',
+    async handle(req) {
+      const p = page(req.query);
+      const org = req.caller.organisationId;
+      const filter = req.query.get('workspace_id');
+      let visible: string[] | 'all';
+      if (filter) {
+        const workspaceId = (await findWorkspace(database, org, filter)).id;
+        await requireRole(req.principal, workspaceId, 'member', 'No such workspace: workspace_id');
+        visible = [workspaceId];
+      } else {
+        visible = await visibleWorkspaces(database, req.principal);
+      }
+      const where: Where<Columns> = (c) => {
+        const parts: SQL[] = [eq(c.organisation_id, org)];
+        if (visible !== 'all') parts.push(visible.length > 0 ? inArray(c.workspace_id, visible) : eq(c.id, ''));
+        return and(...parts);
+      };
+      const [total, rows] = await Promise.all([
+        database.count(savedConfigs, where),
+        database.select(savedConfigs, { where, orderBy: (c) => [desc(c.created_at), asc(c.id)], limit: p.limit, offset: p.offset }),
+      ]);
+      return list(rows.map((row) => presentConfig(row)), total);
+    },
+  };
+
+  const create: AdminRoute = {
+    method: 'POST',
+    path: '/configs',
+    scope: 'configs.write',
+    async handle(req) {
+      const body = checkCreate(req.body);
+      const org = req.caller.organisationId;
+      const workspace = await findWorkspace(database, org, body.workspace_id ?? req.caller.workspaceId);
+      await requireRole(req.principal, workspace.id, 'manager', 'No such workspace: workspace_id');
+      const workspaceId = requireActive(workspace);
+      const given = body.slug === undefined ? undefined : checkSlug(body.slug);
+      const config = checkedConfig(body.config, [], { organisationId: org, workspaceId }, deps.guardrails());
+      const stored = sealed(config);
+      const id = crypto.randomUUID();
+      const now = Date.now();
+      let slug = given ?? generatedSlug(body.name);
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await database.transaction(async (tx) => {
+            if (body.is_default) await tx.update(savedConfigs, { is_default: false }, (c) => and(eq(c.workspace_id, workspaceId), eq(c.is_default, true)));
+            await tx.insert(savedConfigs, {
+              id,
+              organisation_id: org,
+              workspace_id: workspaceId,
+              name: body.name,
+              slug,
+              is_default: body.is_default ?? false,
+              version: 1,
+              ...stored,
+              created_at: now,
+              updated_at: now,
+            });
+            await tx.insert(savedConfigVersions, {
+              config_id: id,
+              organisation_id: org,
+              version: 1,
+              ...stored,
+              created_by_key: req.caller.apiKeyId,
+              created_by_user: req.caller.userId,
+              created_at: now,
+            });
+          });
+          break;
+        } catch (error) {
+          if (!isUniqueViolation(error)) throw error;
+          if (given !== undefined) throw Errors.conflict(`The slug ${JSON.stringify(given)} is already taken in this workspace`, 'slug');
+          if (attempt >= 2) throw error;
+          slug = generatedSlug(body.name);
+        }
+      }
+      await store.changed();
+      const view = presentConfig(await reread(id));
+      req.audit = { resource: 'config', resourceId: id, action: 'create', workspaceId, after: view };
+      return json(view, 201);
+    },
+  };
+
+  const get: AdminRoute = {
+    method: 'GET',
+    path: '/configs/:configId',
+    scope: 'configs.read',
+    async handle(req) {
+      const row = await lookup(req);
+      await requireRole(req.principal, row.workspace_id, 'member', NOT_FOUND);
+      const asked = req.query.get('version');
+      if (asked === null || asked === '') return json(presentConfig(row));
+      const n = Number(asked);
+      if (!Number.isInteger(n) || n < 1) throw Errors.badRequest('version must be a positive integer', 'version');
+      const [version] = await database.select(savedConfigVersions, { where: (c) => and(eq(c.config_id, row.id), eq(c.version, n)), limit: 1 });
+      if (!version) throw Errors.notFound(`The config has no version ${n}`);
+      return json(presentConfig(row, version));
+    },
+  };
+
+  const versions: AdminRoute = {
+    method: 'GET',
+    path: '/configs/:configId/versions',
+    scope: 'configs.read',
+    async handle(req) {
+      const p = page(req.query);
+      const row = await lookup(req);
+      await requireRole(req.principal, row.workspace_id, 'member', NOT_FOUND);
+      const where: Where<typeof savedConfigVersions.columns> = (c) => eq(c.config_id, row.id);
+      const [total, rows] = await Promise.all([
+        database.count(savedConfigVersions, where),
+        database.select(savedConfigVersions, { where, orderBy: (c) => desc(c.version), limit: p.limit, offset: p.offset }),
+      ]);
+      return list(rows.map(presentVersion), total);
+    },
+  };
+
+  const update: AdminRoute = {
+    method: 'PUT',
+    path: '/configs/:configId',
+    scope: 'configs.write',
+    async handle(req) {
+      const body = checkUpdate(req.body);
+      const row = await lookup(req);
+      await requireRole(req.principal, row.workspace_id, 'manager', NOT_FOUND);
+      if (body.name === undefined && body.slug === undefined && body.config === undefined && body.is_default === undefined)
+        throw Errors.badRequest('Give at least one of name, slug, config, is_default', 'body');
+      const slug = body.slug === undefined ? row.slug : checkSlug(body.slug);
+      const config =
+        body.config === undefined
+          ? undefined
+          : checkedConfig(body.config, secretsOf(row), { organisationId: row.organisation_id, workspaceId: row.workspace_id }, deps.guardrails());
+      const version = config ? row.version + 1 : row.version;
+      const now = Date.now();
+      try {
+        await database.transaction(async (tx) => {
+          if (body.is_default === true)
+            await tx.update(savedConfigs, { is_default: false }, (c) => and(eq(c.workspace_id, row.workspace_id), eq(c.is_default, true)));
+          const stored = config ? sealed(config) : undefined;
+          const matched = await tx.update(
+            savedConfigs,
+            { name: body.name ?? row.name, slug, is_default: body.is_default ?? row.is_default, version, ...stored, updated_at: now },
+            // Only over the version read: two writers cannot both make version n+1.
+            (c) => and(eq(c.id, row.id), eq(c.version, row.version)),
+          );
+          if (matched === 0) throw Errors.conflict('The config was changed by another request meanwhile; read it again and retry');
+          if (stored)
+            await tx.insert(savedConfigVersions, {
+              config_id: row.id,
+              organisation_id: row.organisation_id,
+              version,
+              ...stored,
+              created_by_key: req.caller.apiKeyId,
+              created_by_user: req.caller.userId,
+              created_at: now,
+            });
+        });
+      } catch (error) {
+        if (isUniqueViolation(error) && slug !== row.slug) throw Errors.conflict(`The slug ${JSON.stringify(slug)} is already taken in this workspace`, 'slug');
+        if (isUniqueViolation(error)) throw Errors.conflict('The config was changed by another request meanwhile; read it again and retry');
+        throw error;
+      }
+      await store.changed();
+      const view = presentConfig(await reread(row.id));
+      req.audit = { resource: 'config', resourceId: row.id, action: 'update', workspaceId: row.workspace_id, before: presentConfig(row), after: view };
+      return json(view);
+    },
+  };
+
+  const remove: AdminRoute = {
+    method: 'DELETE',
+    path: '/configs/:configId',
+    scope: 'configs.delete',
+    async handle(req) {
+      const row = await lookup(req);
+      await requireRole(req.principal, row.workspace_id, 'manager', NOT_FOUND);
+      await database.transaction(async (tx) => {
+        await tx.delete(savedConfigVersions, (c) => eq(c.config_id, row.id));
+        await tx.delete(savedConfigs, (c) => eq(c.id, row.id));
+      });
+      await store.changed();
+      req.audit = { resource: 'config', resourceId: row.id, action: 'delete', workspaceId: row.workspace_id, before: presentConfig(row) };
+      return noContent();
+    },
+  };
+
+  return [list_, create, get, versions, update, remove];
+}

@@ -1,0 +1,152 @@
+/**
+ * Saved configs on the hot path: every current version held in memory (StoredSnapshot), secrets put back in.
+ * `resolve` is the server's SavedConfigResolver: a map lookup and a workspace check, no I/O. It hands out the same
+ * object until the config changes (the server freezes it once, and the hook engine caches its plan by identity).
+ *
+ * A config's string guardrail entries are replaced by the saved guardrails they name, looked up for the config's
+ * own workspace: the caller-less `savedGuardrails` resolver is never asked for a saved config's entries. When the
+ * guardrails change (their generation moves), the config object is rebuilt, so a new plan is made.
+ */
+import type { SavedGuardrailStore } from '@gateway/admin-guardrails';
+import { joinSecrets, type SecretPairs } from '@gateway/admin-guardrails';
+import { StoredSnapshot, type SecretBox } from '@gateway/admin-kit';
+import type { SavedConfigResolver } from '@gateway/config';
+import { type Caller, type Database, Errors, type GatewayConfig, type Logger, type StateStore } from '@gateway/sdk';
+import { GUARDRAIL_LISTS, stringEntries } from './refs.ts';
+import { savedConfigs } from './tables.ts';
+
+/**
+ * The check id of the entry that stands for a saved guardrail a saved config names but that cannot be found (no
+ * such check exists, so the check fails, and the entry denies): a config that was guarded is never run unguarded.
+ */
+export const MISSING_GUARDRAIL_CHECK = 'saved_guardrail.not_found';
+
+interface ConfigEntry {
+  readonly id: string;
+  readonly organisationId: string;
+  readonly workspaceId: string;
+  /** What tells whether the row changed since this entry was built. */
+  readonly stamp: string;
+  /** The current version, secrets in. */
+  readonly config: GatewayConfig;
+  /** It names saved guardrails (string entries). */
+  readonly refs: boolean;
+  built: GatewayConfig | undefined;
+  /** The guardrail generation `built` was made from. */
+  builtFor: number;
+}
+
+interface ConfigSet {
+  byId: ReadonlyMap<string, ConfigEntry>;
+  /** `<workspace>\n<slug>` */
+  bySlug: ReadonlyMap<string, ConfigEntry>;
+}
+
+export interface ConfigStoreOptions {
+  database: Database;
+  state: StateStore;
+  box: () => SecretBox;
+  /** The saved-guardrail store, when that plugin is loaded. */
+  guardrails: () => SavedGuardrailStore | undefined;
+  logger?: Logger;
+  refreshMs?: number;
+}
+
+export class ConfigStore {
+  private readonly snapshot: StoredSnapshot<ConfigSet>;
+  private last: ConfigSet | undefined;
+
+  constructor(private readonly o: ConfigStoreOptions) {
+    this.snapshot = new StoredSnapshot({ name: 'saved-configs', state: o.state, load: () => this.load(), logger: o.logger, refreshMs: o.refreshMs });
+  }
+
+  /** Rows unchanged since the last load keep their entries (and so their config objects). */
+  private async load(): Promise<ConfigSet> {
+    const rows = await this.o.database.select(savedConfigs, { fresh: true });
+    const previous = this.last;
+    const byId = new Map<string, ConfigEntry>();
+    const bySlug = new Map<string, ConfigEntry>();
+    let changed = previous === undefined || previous.byId.size !== rows.length;
+    for (const row of rows) {
+      const stamp = `${row.version}\n${row.updated_at}\n${row.slug}`;
+      let entry = previous?.byId.get(row.id);
+      if (!entry || entry.stamp !== stamp) {
+        changed = true;
+        const secrets = row.secrets ? this.o.box().openJson<SecretPairs>(row.secrets) : [];
+        const config = joinSecrets(row.config, secrets) as GatewayConfig;
+        entry = {
+          id: row.id,
+          organisationId: row.organisation_id,
+          workspaceId: row.workspace_id,
+          stamp,
+          config,
+          refs: stringEntries(config).length > 0,
+          built: undefined,
+          builtFor: -1,
+        };
+      }
+      byId.set(row.id, entry);
+      bySlug.set(`${row.workspace_id}\n${row.slug}`, entry);
+    }
+    if (!changed && previous) return previous;
+    this.last = { byId, bySlug };
+    return this.last;
+  }
+
+  start(): Promise<void> {
+    return this.snapshot.start();
+  }
+
+  stop(): void {
+    this.snapshot.stop();
+  }
+
+  /** After a write: reload here, then in every other process. */
+  changed(): Promise<void> {
+    return this.snapshot.changed();
+  }
+
+  /** Completed reloads (tests wait on it). */
+  get version(): number {
+    return this.snapshot.version;
+  }
+
+  /**
+   * `x-gateway-config: <id or slug>`. An id is global; a slug is looked up in the caller's workspace. Another
+   * organisation's config is unknown (undefined); another workspace's is 403, except for an organisation-service
+   * key, which acts for the whole organisation.
+   */
+  readonly resolve: SavedConfigResolver = (ref: string, caller: Caller | undefined) => {
+    if (!caller) throw Errors.forbidden('A saved config is used by an authenticated caller only');
+    const set = this.snapshot.current;
+    const entry = set.byId.get(ref) ?? set.bySlug.get(`${caller.workspaceId}\n${ref}`);
+    if (!entry || entry.organisationId !== caller.organisationId) return undefined;
+    if (entry.workspaceId !== caller.workspaceId && caller.keyType !== 'organisation-service')
+      throw Errors.forbidden(`The saved config ${JSON.stringify(ref)} belongs to another workspace`);
+    if (!entry.refs) return entry.config;
+    const guardrails = this.o.guardrails();
+    const generation = guardrails?.generation ?? -1;
+    if (entry.built === undefined || entry.builtFor !== generation) {
+      entry.built = withGuardrails(entry, guardrails);
+      entry.builtFor = generation;
+    }
+    return entry.built;
+  };
+}
+
+/** The config with each string guardrail entry replaced by the saved guardrail it names, for its workspace. */
+function withGuardrails(entry: ConfigEntry, guardrails: SavedGuardrailStore | undefined): GatewayConfig {
+  const copy: Record<string, unknown> = { ...entry.config };
+  for (const key of GUARDRAIL_LISTS) {
+    const list = entry.config[key];
+    if (!Array.isArray(list)) continue;
+    copy[key] = list.map((item) => {
+      if (typeof item !== 'string') return item;
+      const found = guardrails?.find(entry.organisationId, entry.workspaceId, item);
+      // The hook result keeps the name the config used, unless the guardrail names itself.
+      if (found) return { ...found.entry, id: typeof found.entry.id === 'string' ? found.entry.id : item };
+      return { id: item, deny: true, [MISSING_GUARDRAIL_CHECK]: {} };
+    });
+  }
+  return copy as GatewayConfig;
+}

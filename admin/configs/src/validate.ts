@@ -1,0 +1,43 @@
+/**
+ * A config to save: the same validateConfig as a header (400 `invalid_config` listing every violation by path),
+ * masked secrets put back from the previous version, and every saved guardrail it names visible to its workspace.
+ */
+import { restoreMasked, type SavedGuardrailStore, type SecretPairs } from '@gateway/admin-guardrails';
+import { validateConfig } from '@gateway/config';
+import { GatewayError, type JsonObject } from '@gateway/sdk';
+import { stringEntries } from './refs.ts';
+
+export function invalidConfig(violations: readonly string[]): GatewayError {
+  return new GatewayError({ code: 'invalid_config', type: 'invalid_config', status: 400, message: `Invalid config: ${violations.join('; ')}`, param: 'config' });
+}
+
+export interface ConfigScope {
+  organisationId: string;
+  workspaceId: string;
+}
+
+/** The config with its secrets, or a thrown 400 listing every violation; nothing is written before this passes. */
+export function checkedConfig(raw: unknown, previous: SecretPairs, scope: ConfigScope, guardrails: SavedGuardrailStore | undefined): JsonObject {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalidConfig(['config: must be a JSON object']);
+  const { value, problems } = restoreMasked(raw as JsonObject, previous, '');
+  const violations = [...problems];
+
+  // Saved guardrails are named by id or slug for the config's workspace; the validator, which knows no workspace,
+  // is given their ids (it then checks their checks as it does for any string entry).
+  const forValidation: Record<string, unknown> = { ...value };
+  for (const { key, index, ref } of stringEntries(value)) {
+    if (!guardrails) continue; // the validator reports that no guardrail store is loaded
+    const found = guardrails.find(scope.organisationId, scope.workspaceId, ref);
+    if (!found) {
+      violations.push(`${key}[${index}]: no saved guardrail ${JSON.stringify(ref.slice(0, 128))} that this workspace may use`);
+      continue;
+    }
+    const list = [...(forValidation[key] as unknown[])];
+    list[index] = found.id;
+    forValidation[key] = list;
+  }
+  const result = validateConfig(forValidation);
+  if (!result.ok) violations.push(...result.violations.filter((v) => !/: no saved guardrail with id /.test(v)));
+  if (violations.length > 0) throw invalidConfig([...new Set(violations)]);
+  return value;
+}

@@ -1,0 +1,170 @@
+/**
+ * Saved guardrails on the hot path: every stored guardrail held in memory (StoredSnapshot), secrets put back in,
+ * deeply frozen. The hook engine and config validation look guardrails up by id through the `savedGuardrails`
+ * service; saved configs look them up by id or slug for their own workspace (`find`).
+ *
+ * Parsed configs are cached by header value in @gateway/config, and a config that names a saved guardrail was
+ * validated (and its plan built) against the guardrail as it was: every reload that brings a change, in every
+ * process, clears that cache and bumps `generation`, on which saved configs rebuild their copies.
+ */
+import { clearConfigCache, type SavedGuardrail, type SavedGuardrailResolver } from '@gateway/config';
+import { StoredSnapshot, type SecretBox } from '@gateway/admin-kit';
+import type { Database, Logger, StateStore } from '@gateway/sdk';
+import { joinSecrets, type SecretPairs } from './secrets.ts';
+import { savedGuardrails } from './tables.ts';
+
+export interface StoredGuardrail {
+  readonly id: string;
+  readonly organisationId: string;
+  /** Null: organisation-wide. */
+  readonly workspaceId: string | null;
+  readonly slug: string;
+  readonly name: string;
+  /** The entry with its secrets, deeply frozen. */
+  readonly entry: SavedGuardrail;
+}
+
+/** Service `savedGuardrailStore`: what saved configs need of guardrails. */
+export interface SavedGuardrailStore {
+  /** Bumped by every reload: objects built from guardrails are stale when it moved. */
+  readonly generation: number;
+  /** A guardrail the workspace may use, by id or slug: its own workspace's first, then the organisation's. */
+  find(organisationId: string, workspaceId: string, ref: string): StoredGuardrail | undefined;
+}
+
+interface GuardrailSet {
+  byId: ReadonlyMap<string, Held>;
+  /** `<organisation>\n<workspace or empty>\n<slug>` */
+  bySlug: ReadonlyMap<string, Held>;
+}
+
+const slugKey = (organisationId: string, workspaceId: string | null, slug: string) => `${organisationId}\n${workspaceId ?? ''}\n${slug}`;
+
+function deepFreeze<T>(value: T): T {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object' || Object.isFrozen(node)) continue;
+    Object.freeze(node);
+    for (const child of Object.values(node)) stack.push(child);
+  }
+  return value;
+}
+
+/**
+ * A snapshot that tells when a reload brought a different set (a load that finds nothing changed hands back the
+ * same set object, so a periodic reload costs no cache).
+ */
+class ChangeAwareSnapshot<T extends object> extends StoredSnapshot<T> {
+  private seen: T | undefined;
+
+  constructor(
+    options: ConstructorParameters<typeof StoredSnapshot<T>>[0],
+    private readonly onChange: () => void,
+  ) {
+    super(options);
+  }
+
+  override async reload(): Promise<void> {
+    await super.reload();
+    if (this.version === 0) return;
+    const now = this.current;
+    if (now === this.seen) return;
+    this.seen = now;
+    this.onChange();
+  }
+}
+
+export interface GuardrailStoreOptions {
+  database: Database;
+  state: StateStore;
+  /** Opens sealed secrets; called only when a stored guardrail has some. */
+  box: () => SecretBox;
+  logger?: Logger;
+  refreshMs?: number;
+}
+
+/** A stored guardrail and what tells whether its row changed since it was built. */
+interface Held extends StoredGuardrail {
+  readonly stamp: string;
+}
+
+export class GuardrailStore implements SavedGuardrailStore {
+  private readonly snapshot: ChangeAwareSnapshot<GuardrailSet>;
+  private last: GuardrailSet | undefined;
+  private changes = 0;
+
+  constructor(private readonly o: GuardrailStoreOptions) {
+    this.snapshot = new ChangeAwareSnapshot({ name: 'saved-guardrails', state: o.state, load: () => this.load(), logger: o.logger, refreshMs: o.refreshMs }, () => {
+      this.changes++;
+      // Configs that name a guardrail were validated and planned against the old one.
+      clearConfigCache();
+    });
+  }
+
+  /** Rows unchanged since the last load keep their objects; nothing changed at all: the same set. */
+  private async load(): Promise<GuardrailSet> {
+    const rows = await this.o.database.select(savedGuardrails, { fresh: true });
+    const previous = this.last;
+    const byId = new Map<string, Held>();
+    const bySlug = new Map<string, Held>();
+    let changed = previous === undefined || previous.byId.size !== rows.length;
+    for (const row of rows) {
+      const stamp = `${row.version}\n${row.updated_at}\n${row.slug}`;
+      let held = previous?.byId.get(row.id);
+      if (!held || held.stamp !== stamp) {
+        changed = true;
+        const secrets = row.secrets ? this.o.box().openJson<SecretPairs>(row.secrets) : [];
+        held = deepFreeze({
+          id: row.id,
+          organisationId: row.organisation_id,
+          workspaceId: row.workspace_id,
+          slug: row.slug,
+          name: row.name,
+          entry: joinSecrets(row.entry, secrets),
+          stamp,
+        });
+      }
+      byId.set(row.id, held);
+      bySlug.set(slugKey(row.organisation_id, row.workspace_id, row.slug), held);
+    }
+    if (!changed && previous) return previous;
+    this.last = { byId, bySlug };
+    return this.last;
+  }
+
+  start(): Promise<void> {
+    return this.snapshot.start();
+  }
+
+  stop(): void {
+    this.snapshot.stop();
+  }
+
+  /** After a write: reload here, then in every other process. */
+  changed(): Promise<void> {
+    return this.snapshot.changed();
+  }
+
+  /** Bumped by every reload that brought a change. */
+  get generation(): number {
+    return this.changes;
+  }
+
+  /**
+   * Service `savedGuardrails`: a guardrail entry by id, for the hook engine and config validation, which know no
+   * caller (see docs/admin/guardrails.md: ids are unguessable, and saved configs are checked when written).
+   */
+  readonly resolve: SavedGuardrailResolver = (id) => this.snapshot.current.byId.get(id)?.entry;
+
+  byId(id: string): StoredGuardrail | undefined {
+    return this.snapshot.current.byId.get(id);
+  }
+
+  find(organisationId: string, workspaceId: string, ref: string): StoredGuardrail | undefined {
+    const set = this.snapshot.current;
+    const byId = set.byId.get(ref);
+    if (byId) return byId.organisationId === organisationId && (byId.workspaceId === null || byId.workspaceId === workspaceId) ? byId : undefined;
+    return set.bySlug.get(slugKey(organisationId, workspaceId, ref)) ?? set.bySlug.get(slugKey(organisationId, null, ref));
+  }
+}
