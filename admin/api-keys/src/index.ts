@@ -1,17 +1,64 @@
 /**
- * API keys: the table, the first key of a new organisation, and `apiKeyVerifier` (an ApiKeyVerifier) for the
- * server's authentication step.
+ * API keys: the table, the first key of a new organisation, `apiKeyVerifier` (an ApiKeyVerifier) for the server's
+ * authentication step, the /api-keys routes, rotation (manual, and scheduled by a key's policy: service
+ * `apiKeyRotation`), the key e-mails, keys that follow memberships, and the scope catalogue (service
+ * `apiKeyScopes`).
  */
+import {
+  type AdminEvents,
+  type OrganisationSettingsService,
+  type SecretBox,
+  secretBoxFromEnv,
+} from '@gateway/admin-kit';
 import type { BootstrapResult } from '@gateway/admin-identity';
-import { definePlugin, type Database } from '@gateway/sdk';
+import { definePlugin, type Database, type PluginApi } from '@gateway/sdk';
 import { bootstrapKey } from './bootstrap.ts';
+import { ApiKeyClock } from './clock.ts';
+import { createMailer, type SmtpSettings, smtpSettings } from './mailer.ts';
+import { followMemberships } from './members.ts';
+import { KeyNotices } from './notices.ts';
+import { DAY_MS } from './policy.ts';
+import { RotationScheduler } from './rotation.ts';
+import { apiKeyRoutes } from './routes.ts';
+import { ScopeCatalogue } from './scopes.ts';
+import { ApiKeyStore } from './store.ts';
 import { apiKeyMigrations } from './tables.ts';
 import { ApiKeyVerifier } from './verifier.ts';
 
 export { bootstrapKey, type BootstrapKeyOptions } from './bootstrap.ts';
+export { ApiKeyClock } from './clock.ts';
+export { createMailer, smtpSettings, type Mailer, type MailMessage, type SmtpSettings } from './mailer.ts';
+export { AUTO_CREATED_KEY_SCOPES } from './members.ts';
+export { DEFAULT_TRANSITION_MS, MIN_TRANSITION_MS } from './policy.ts';
+export { RotationScheduler, type TickReport } from './rotation.ts';
+export { grants, mayRotate, ROTATE_SCOPE_OF, ROTATE_SCOPES, SCOPE_CATALOGUE, ScopeCatalogue, SCOPES } from './scopes.ts';
 export { generateSecret, hashSecret, prefixHint } from './secrets.ts';
-export { apiKeyMigrations, apiKeys } from './tables.ts';
-export { ApiKeyVerifier, type ApiKeyVerifierOptions } from './verifier.ts';
+export { apiKeyMigrations, apiKeys, type ApiKeyRow } from './tables.ts';
+export { API_KEY_CHANGES_CHANNEL, ApiKeyVerifier, type ApiKeyVerifierOptions } from './verifier.ts';
+export type { ApiKeyView } from './view.ts';
+
+/**
+ * A non-negative number of the environment, or the fallback. A malformed value is logged as an error and the
+ * fallback used: refusing to load would leave the gateway with no API-key authentication at all.
+ */
+function envNumber(api: PluginApi, name: string, fallback: number, allowZero = false): number {
+  const raw = api.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (Number.isFinite(n) && (n > 0 || (allowZero && n === 0))) return n;
+  api.logger.error({ variable: name, value: raw.slice(0, 50), using: fallback }, `${name} must be a ${allowZero ? 'non-negative' : 'positive'} number; using the default`);
+  return fallback;
+}
+
+/** The SMTP settings, or none (e-mails skipped) when they are malformed, with the reason logged. */
+function smtpFromEnv(api: PluginApi): SmtpSettings | undefined {
+  try {
+    return smtpSettings(api.env);
+  } catch (error) {
+    api.logger.error({ error: error instanceof Error ? error.message : String(error) }, 'SMTP settings are malformed; API key e-mails are not sent');
+    return undefined;
+  }
+}
 
 export default definePlugin({
   async setup(api) {
@@ -23,8 +70,58 @@ export default definePlugin({
         adminApiKey: api.env.GATEWAY_ADMIN_API_KEY || undefined,
         keyPrefix: api.env.API_KEY_PREFIX || undefined,
       });
-    const verifier = new ApiKeyVerifier(database, { logger: api.logger });
+
+    // Services of plugins that need not be loaded, or loaded after this one: looked up when used.
+    const optional = <T>(name: string): T | undefined => {
+      try {
+        return api.service<T>(name);
+      } catch {
+        return undefined;
+      }
+    };
+
+    const clock = new ApiKeyClock();
+    const verifier = new ApiKeyVerifier(database, { logger: api.logger, now: () => clock.now() });
+    const stopListening = verifier.listen(api.state);
     api.provide('apiKeyVerifier', verifier);
-    api.onClose(() => verifier.flush());
+    const scopes = new ScopeCatalogue();
+    api.provide('apiKeyScopes', scopes);
+
+    const mailer = createMailer(smtpFromEnv(api), api.logger);
+    const notices = new KeyNotices(database, mailer, api.logger);
+    let box: SecretBox | undefined;
+    const keys = new ApiKeyStore({
+      database,
+      state: api.state,
+      verifier,
+      clock,
+      keyPrefix: api.env.API_KEY_PREFIX || '',
+      // Made on first use: only a scheduled rotation needs it (and a MySQL deployment without a key cannot have it).
+      secretBox: () => (box ??= secretBoxFromEnv(api.env)),
+    });
+    const settings = () => optional<OrganisationSettingsService>('organisationSettings');
+    for (const route of apiKeyRoutes({ database, keys, scopes, clock, notices, settings })) api.route(route);
+
+    const events = optional<AdminEvents>('adminEvents');
+    if (events) followMemberships(events, { database, keys, clock, settings, logger: api.logger });
+    else api.logger.warn({}, 'no adminEvents service: member keys are neither auto-created nor removed with their member');
+
+    const scheduler = new RotationScheduler(
+      { database, keys, notices, clock, logger: api.logger },
+      {
+        rotationNoticeMs: envNumber(api, 'API_KEY_ROTATION_NOTICE_DAYS', 7) * DAY_MS,
+        expiryNoticeMs: envNumber(api, 'API_KEY_EXPIRY_NOTICE_DAYS', 7) * DAY_MS,
+      },
+    );
+    api.provide('apiKeyRotation', scheduler);
+    scheduler.start(envNumber(api, 'API_KEY_SCHEDULER_INTERVAL_MS', 60_000, true));
+
+    api.onClose(async () => {
+      scheduler.stop();
+      stopListening();
+      await notices.flush();
+      mailer.close();
+      await verifier.flush();
+    });
   },
 });

@@ -1,4 +1,4 @@
-import { API_KEY_TYPES, col, defineTable, type Migration } from '@gateway/sdk';
+import { API_KEY_TYPES, col, defineTable, type Migration, type Row } from '@gateway/sdk';
 
 export const apiKeys = defineTable(
   'api_keys',
@@ -10,6 +10,7 @@ export const apiKeys = defineTable(
     /** The user a workspace-user key belongs to. */
     user_id: col.ref().nullable(),
     name: col.string(255),
+    description: col.string(1024).nullable(),
     type: col.enum(API_KEY_TYPES),
     /** SHA-256 hex of the secret; the secret itself is never stored. */
     hash: col.string(64).unique(),
@@ -19,9 +20,37 @@ export const apiKeys = defineTable(
     status: col.enum(['active', 'revoked']).default('active'),
     expires_at: col.timestamp().nullable(),
     last_used_at: col.timestamp().nullable(),
+    /** When the key's usage counters were last reset (set by usage limits; null until then). */
+    last_reset_at: col.timestamp().nullable(),
+    /** Rotation policy: 7 (weekly) or 30 (monthly); null: no scheduled rotation. */
+    rotation_period_days: col.int().nullable(),
+    next_rotation_at: col.timestamp().nullable(),
+    /** How long the previous secret keeps working after a rotation of this key. */
+    key_transition_period_ms: col.bigint().nullable(),
+    last_rotated_at: col.timestamp().nullable(),
+    /** The secret before the last rotation, valid until previous_expires_at (the transition period). */
+    previous_hash: col.string(64).unique().nullable(),
+    previous_expires_at: col.timestamp().nullable(),
+    /** A scheduled rotation's new secret, sealed (GATEWAY_ENCRYPTION_KEY) until picked up once with /reveal. */
+    pending_secret: col.text().nullable(),
+    /** The next_rotation_at whose upcoming-rotation e-mail went out (once per rotation). */
+    rotation_notice_for: col.timestamp().nullable(),
+    /** The expires_at whose expiry warning went out (once per expiry date). */
+    expiry_notice_for: col.timestamp().nullable(),
     created_at: col.timestamp().default(Date.now),
+    updated_at: col.timestamp().default(Date.now),
   },
-  { indexes: [{ columns: ['organisation_id'] }, { columns: ['workspace_id'] }] },
+  {
+    indexes: [
+      { columns: ['organisation_id', 'created_at'] },
+      { columns: ['workspace_id'] },
+      { columns: ['user_id'] },
+      { columns: ['next_rotation_at'] },
+      { columns: ['expires_at'] },
+    ],
+  },
 );
+
+export type ApiKeyRow = Row<typeof apiKeys>;
 
 export const apiKeyMigrations: Migration[] = [{ id: 'api-keys/0001-api-keys', tables: [apiKeys] }];

@@ -5,6 +5,7 @@ import { bootstrapOrganisation, identityMigrations } from '@gateway/admin-identi
 import { bootstrapKey } from './bootstrap.ts';
 import { hashSecret } from './secrets.ts';
 import { apiKeyMigrations, apiKeys } from './tables.ts';
+import { RedisStateStore } from '@gateway/state';
 import { ApiKeyVerifier } from './verifier.ts';
 
 const ADMIN = 'admin-secret-for-verifier';
@@ -154,5 +155,59 @@ for (const dialect of DIALECTS) {
       await verifier.flush();
       expect((await database.findOne(apiKeys, 'id', apiKeyId))?.last_used_at).toBe(now);
     });
-  });
+      test('a rotated key: the previous secret works until its transition ends, even from the cache', async () => {
+      const { database, organisationId, workspaceId } = await setup();
+      let now = Date.now();
+      const verifier = new ApiKeyVerifier(database, { now: () => now, lastUsedIntervalMs: 3_600_000 });
+      const id = await addKey(database, organisationId, workspaceId, 'old-secret');
+      expect((await verifier.verify('old-secret'))?.apiKeyId).toBe(id);
+      // What a rotation writes: the new hash, the old one as previous until the transition ends (30 s here, within
+      // the cache's 60 s, so that the end is seen on a cache hit).
+      await database.update(apiKeys, { hash: hashSecret('new-secret'), previous_hash: hashSecret('old-secret'), previous_expires_at: now + 30_000 }, (c) => eq(c.id, id));
+      verifier.invalidate(id);
+      expect((await verifier.verify('old-secret'))?.apiKeyId).toBe(id);
+      expect((await verifier.verify('new-secret'))?.apiKeyId).toBe(id);
+      now += 29_999;
+      expect(verifier.peek('old-secret')?.apiKeyId).toBe(id);
+      now += 1;
+      expect(verifier.peek('old-secret')).toBeUndefined();
+      expect(await verifier.verify('old-secret')).toBeUndefined();
+      expect((await verifier.verify('new-secret'))?.apiKeyId).toBe(id);
+      await verifier.flush();
+    });
+
+    test('invalidate(id) also forgets a refused key, so that re-activating it counts at once', async () => {
+      const { database, organisationId, workspaceId } = await setup();
+      const verifier = new ApiKeyVerifier(database, { lastUsedIntervalMs: 3_600_000 });
+      const id = await addKey(database, organisationId, workspaceId, 'paused-secret', { status: 'revoked' });
+      expect(await verifier.verify('paused-secret')).toBeUndefined();
+      await database.update(apiKeys, { status: 'active' }, (c) => eq(c.id, id));
+      verifier.invalidate(id);
+      expect((await verifier.verify('paused-secret'))?.apiKeyId).toBe(id);
+      await verifier.flush();
+    });
+
+    test('a change announced through Redis reaches the verifier of another process', async () => {
+      const { database, organisationId, workspaceId } = await setup();
+      const prefix = `gw-test-${crypto.randomUUID()}:`;
+      const [a, b] = [new RedisStateStore('redis://127.0.0.1:6379', prefix), new RedisStateStore('redis://127.0.0.1:6379', prefix)];
+      const here = new ApiKeyVerifier(database, { lastUsedIntervalMs: 3_600_000 });
+      const there = new ApiKeyVerifier(database, { lastUsedIntervalMs: 3_600_000 });
+      const stop = there.listen(b);
+      try {
+        await Bun.sleep(100); // the subscription is made
+        const id = await addKey(database, organisationId, workspaceId, 'shared-secret');
+        expect((await there.verify('shared-secret'))?.apiKeyId).toBe(id);
+        await database.update(apiKeys, { status: 'revoked' }, (c) => eq(c.id, id));
+        expect((await there.verify('shared-secret'))?.apiKeyId).toBe(id); // cached
+        await here.changed(a, id);
+        const deadline = Date.now() + 2_000;
+        while ((await there.verify('shared-secret')) && Date.now() < deadline) await Bun.sleep(10);
+        expect(await there.verify('shared-secret')).toBeUndefined();
+      } finally {
+        stop();
+        await Promise.all([here.flush(), there.flush(), a.close(), b.close()]);
+      }
+    });
+});
 }

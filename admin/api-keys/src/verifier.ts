@@ -1,10 +1,12 @@
 /**
  * Turns an `x-gateway-api-key` secret into the Caller, with a cache so that the hot path normally does no database
  * round trip: hash → caller for 60 s, hash → "no such key" for 5 s, bounded in size. A key's own expiry is checked
- * on every hit, so a cached key stops working the moment it expires. `last_used_at` is written at most once a
- * minute per key, without the request waiting for it.
+ * on every hit, so a cached key stops working the moment it expires; so does the previous secret of a rotated key
+ * at the end of its transition period. `last_used_at` is written at most once a minute per key, without the
+ * request waiting for it. A change of a key anywhere is announced on the state store (`listen`), so every process
+ * forgets what it cached of that key.
  */
-import { asc, eq, and, type Caller, type Database, type Logger } from '@gateway/sdk';
+import { asc, eq, and, or, type Caller, type Database, type Logger, type StateStore } from '@gateway/sdk';
 import { hashSecret } from './secrets.ts';
 import { workspaces } from '@gateway/admin-identity';
 import { apiKeys } from './tables.ts';
@@ -21,9 +23,11 @@ export interface ApiKeyVerifierOptions {
 
 interface CacheEntry {
   caller: Caller | undefined;
+  /** The key the hash belongs to, also when it was refused (revoked, expired): invalidate() finds it by this. */
+  apiKeyId: string | undefined;
   /** When this cache entry goes stale. */
   staleAt: number;
-  /** The key's expires_at (null: never). */
+  /** When this secret stops working: the key's expires_at, or the end of a previous secret's transition (null: never). */
   keyExpiresAt: number | null;
 }
 
@@ -32,6 +36,9 @@ const MAX_SECRET_LENGTH = 512;
 
 /** How many recently seen secrets `peek` recognises without hashing. */
 const RECENT_SECRETS = 1_000;
+
+/** The state store channel on which a changed key's id (or `*`) is announced to every process. */
+export const API_KEY_CHANGES_CHANNEL = 'api-keys:changed';
 
 export class ApiKeyVerifier {
   /** `lookups` counts database round trips; hits and misses count verify() calls. */
@@ -110,9 +117,25 @@ export class ApiKeyVerifier {
       this.cache.clear();
       this.recent.clear();
     } else {
-      for (const [hash, entry] of this.cache) if (entry.caller?.apiKeyId === apiKeyId) this.cache.delete(hash);
-      for (const [secret, entry] of this.recent) if (entry.caller?.apiKeyId === apiKeyId) this.recent.delete(secret);
+      for (const [hash, entry] of this.cache) if (entry.apiKeyId === apiKeyId) this.cache.delete(hash);
+      for (const [secret, entry] of this.recent) if (entry.apiKeyId === apiKeyId) this.recent.delete(secret);
     }
+  }
+
+  /**
+   * Forgets a key here and in every process sharing the state store. Call after the change is stored. A failed
+   * announcement is logged: the other processes' entries go stale within the positive TTL (60 s).
+   */
+  async changed(state: StateStore, apiKeyId?: string): Promise<void> {
+    this.invalidate(apiKeyId);
+    await state.publish(API_KEY_CHANGES_CHANNEL, apiKeyId ?? '*').catch((error: unknown) => {
+      this.logger?.warn({ apiKeyId, error: error instanceof Error ? error.message.slice(0, 300) : String(error) }, 'could not announce an API key change to other processes');
+    });
+  }
+
+  /** Follows the changes announced by every process; returns the function that stops listening. */
+  listen(state: StateStore): () => void {
+    return state.subscribe(API_KEY_CHANGES_CHANNEL, (message) => this.invalidate(message === '*' ? undefined : message));
   }
 
   /** Resolves when the pending `last_used_at` writes are done (shutdown, tests). */
@@ -138,10 +161,16 @@ export class ApiKeyVerifier {
 
   private async lookup(hash: string): Promise<CacheEntry> {
     const now = this.o.now();
-    const negative: CacheEntry = { caller: undefined, staleAt: now + this.o.negativeTtlMs, keyExpiresAt: null };
+    const negative = (apiKeyId?: string): CacheEntry => ({ caller: undefined, apiKeyId, staleAt: now + this.o.negativeTtlMs, keyExpiresAt: null });
     this.stats.lookups++;
-    const key = await this.database.findOne(apiKeys, 'hash', hash);
-    if (!key || key.status !== 'active' || (key.expires_at !== null && key.expires_at <= now)) return negative;
+    // The current secret, or the previous one of a key rotated less than its transition period ago.
+    const rows = await this.database.select(apiKeys, { where: (c) => or(eq(c.hash, hash), eq(c.previous_hash, hash)), limit: 2 });
+    const current = rows.find((r) => r.hash === hash);
+    const key = current ?? rows.find((r) => r.previous_hash === hash && r.previous_expires_at !== null && r.previous_expires_at > now);
+    if (!key) return negative(rows[0]?.id);
+    if (key.status !== 'active' || (key.expires_at !== null && key.expires_at <= now)) return negative(key.id);
+    let validUntil = key.expires_at;
+    if (!current && key.previous_expires_at !== null) validUntil = validUntil === null ? key.previous_expires_at : Math.min(validUntil, key.previous_expires_at);
     const workspaceId = key.workspace_id ?? (await this.defaultWorkspace(key.organisation_id));
     return {
       caller: {
@@ -152,8 +181,9 @@ export class ApiKeyVerifier {
         keyType: key.type,
         userId: key.user_id,
       },
+      apiKeyId: key.id,
       staleAt: now + this.o.positiveTtlMs,
-      keyExpiresAt: key.expires_at,
+      keyExpiresAt: validUntil,
     };
   }
 

@@ -1,0 +1,62 @@
+/**
+ * Who may do what to a key. Organisation owners and admins (and organisation-service keys) manage every key;
+ * workspace admins (and a workspace-service key in its own workspace) manage the workspace keys of their workspace;
+ * a user reads, and with a rotation scope rotates, their own workspace-user keys. Scopes are checked besides: the
+ * route's, and for a rotation the scope of the key's type.
+ */
+import { workspaceMembers } from '@gateway/admin-identity';
+import { and, eq, type Database, Errors, type Principal } from '@gateway/sdk';
+import { mayRotate } from './scopes.ts';
+import type { ApiKeyRow } from './tables.ts';
+
+type KeyRef = Pick<ApiKeyRow, 'type' | 'workspace_id' | 'user_id'>;
+
+export async function canManage(principal: Principal, key: KeyRef): Promise<boolean> {
+  if (principal.isOrgAdmin) return true;
+  if (key.type === 'organisation-service' || key.workspace_id === null) return false;
+  return (await principal.workspaceRole(key.workspace_id)) === 'admin';
+}
+
+export function isOwn(principal: Principal, key: KeyRef): boolean {
+  const { userId } = principal.caller;
+  return key.type === 'workspace-user' && userId !== null && key.user_id === userId;
+}
+
+/** 404 for a key the caller may not even see, 403 for one it sees but may not change. */
+export async function requireManage(principal: Principal, key: KeyRef): Promise<void> {
+  if (await canManage(principal, key)) return;
+  if (isOwn(principal, key)) throw Errors.forbidden('Only an organisation or workspace admin may change this key');
+  throw Errors.notFound('No such API key');
+}
+
+export async function requireRead(principal: Principal, key: KeyRef): Promise<void> {
+  if (isOwn(principal, key) || (await canManage(principal, key))) return;
+  throw Errors.notFound('No such API key');
+}
+
+/** Rotating (and picking up a rotated secret): the rotation scope of the key's type, and admin or owner of the key. */
+export async function requireRotate(principal: Principal, key: KeyRef): Promise<void> {
+  await requireRead(principal, key);
+  if (!mayRotate(principal.caller.scopes, key.type))
+    throw Errors.forbidden(`Rotating a ${key.type} key needs the api_keys.rotate or ${key.type.replaceAll('-', '_')}_api_keys.rotate scope`);
+  if (!isOwn(principal, key) && !(await canManage(principal, key))) throw Errors.forbidden('Only an admin or the key owner may rotate this key');
+}
+
+/**
+ * The workspaces in which the caller is admin, among those it could be: its key's workspace and its user's
+ * memberships (an organisation admin is admin everywhere and needs no list).
+ */
+export async function adminWorkspaces(database: Database, principal: Principal): Promise<string[]> {
+  const { caller } = principal;
+  const candidates = new Set<string>([caller.workspaceId]);
+  if (caller.userId) {
+    const userId = caller.userId;
+    const rows = await database.select(workspaceMembers, {
+      where: (c) => and(eq(c.organisation_id, caller.organisationId), eq(c.user_id, userId)),
+    });
+    for (const row of rows) candidates.add(row.workspace_id);
+  }
+  const admin: string[] = [];
+  for (const id of candidates) if (id && (await principal.workspaceRole(id)) === 'admin') admin.push(id);
+  return admin;
+}
