@@ -110,6 +110,15 @@ describe('HostGuard (unit, injected resolver: no DNS, no connection)', () => {
     );
   });
 
+  test('the refusal says why: a private address, or a name that could not be resolved', async () => {
+    const dns = fakeResolver(DNS);
+    const guard = new HostGuard(['trusted.example'], dns.resolve);
+    const message = async (url: string) => (await guard.check(url)?.then(() => '', (e: Error) => e.message)) ?? '';
+    expect(await message('https://internal.corp.example/v1')).toContain('resolves to a private or metadata address');
+    for (let i = 0; i < 2; i++) expect(await message('https://nxdomain.example/v1')).toContain('could not be resolved'); // cached verdict too
+    expect(await message('https://empty.example/v1')).toContain('could not be resolved');
+  });
+
   test('refuses IPv4-mapped IPv6 literals (the URL parser writes them in hex: [::ffff:7f00:1])', async () => {
     const dns = fakeResolver(DNS);
     const guard = new HostGuard(['trusted.example'], dns.resolve);

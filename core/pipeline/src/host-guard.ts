@@ -94,7 +94,7 @@ const METADATA_NAMES = new Set(['metadata.google.internal', 'metadata', 'instanc
 
 export class HostGuard {
   private readonly trusted: Set<string>;
-  private readonly verdicts = new Map<string, { ok: boolean; until: number }>();
+  private readonly verdicts = new Map<string, { ok: boolean; unresolvable: boolean; until: number }>();
 
   constructor(
     trusted: Iterable<string>,
@@ -134,26 +134,27 @@ export class HostGuard {
     const now = Date.now();
     const cached = this.verdicts.get(host);
     if (cached && cached.until > now) {
-      if (!cached.ok) throw Errors.forbiddenHost(host);
+      if (!cached.ok) throw Errors.forbiddenHost(host, cached.unresolvable);
       return;
     }
-    const ok = await this.allowed(host);
+    const verdict = await this.judgeHost(host);
     if (this.verdicts.size > 10_000) this.verdicts.clear();
-    this.verdicts.set(host, { ok, until: now + this.ttlMs });
-    if (!ok) throw Errors.forbiddenHost(host);
+    this.verdicts.set(host, { ...verdict, until: now + this.ttlMs });
+    if (!verdict.ok) throw Errors.forbiddenHost(host, verdict.unresolvable);
   }
 
-  private async allowed(host: string): Promise<boolean> {
+  private async judgeHost(host: string): Promise<{ ok: boolean; unresolvable: boolean }> {
     if (METADATA_NAMES.has(host) || host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal'))
-      return false;
-    if (isIP(host)) return !isPrivateAddress(host);
+      return { ok: false, unresolvable: false };
+    if (isIP(host)) return { ok: !isPrivateAddress(host), unresolvable: false };
     let addresses: string[];
     try {
       addresses = await this.resolve(host);
     } catch {
       // An unresolvable name cannot be checked; refusing it is the safe answer.
-      return false;
+      return { ok: false, unresolvable: true };
     }
-    return addresses.length > 0 && !addresses.some(isPrivateAddress);
+    if (addresses.length === 0) return { ok: false, unresolvable: true };
+    return { ok: !addresses.some(isPrivateAddress), unresolvable: false };
   }
 }

@@ -169,12 +169,14 @@ export const Errors = {
       message,
       headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
     }),
-  forbiddenHost: (host: string) =>
+  forbiddenHost: (host: string, unresolvable = false) =>
     new GatewayError({
       code: 'forbidden_custom_host',
       type: 'invalid_request_error',
       status: 400,
-      message: `Custom host ${host} resolves to a private or metadata address; add it to TRUSTED_CUSTOM_HOSTS to allow it`,
+      message: unresolvable
+        ? `Custom host ${host} could not be resolved, so it cannot be checked against private addresses; add it to TRUSTED_CUSTOM_HOSTS to allow it`
+        : `Custom host ${host} resolves to a private or metadata address; add it to TRUSTED_CUSTOM_HOSTS to allow it`,
       param: 'custom_host',
     }),
   upstreamUnreachable: (provider: string, detail: string) =>
