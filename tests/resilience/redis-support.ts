@@ -137,7 +137,8 @@ export async function startOwnRedis(): Promise<OwnRedis> {
     command: (name, ...args) => rawCommand(port, name, ...args),
     async clientCount() {
       const list = String(await rawCommand(port, 'client', 'list'));
-      return list.split('\n').filter((line) => line.trim() && !line.includes(`name=${INSPECTOR}`)).length;
+      // Command connections only: a process's publish/subscribe connection (flags=P) is a second, idle one.
+      return list.split('\n').filter((line) => line.trim() && !line.includes(`name=${INSPECTOR}`) && !/ flags=\w*P/.test(line)).length;
     },
     async entries(pattern) {
       const keys = ((await rawCommand(port, 'keys', pattern)) as string[]).sort();
