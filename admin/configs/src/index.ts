@@ -4,8 +4,8 @@
  * `guardrailReferences` tells the saved-guardrail plugin which configs use a guardrail.
  */
 import { type SavedGuardrailStore, SERVICES as GUARDRAIL_SERVICES } from '@gateway/admin-guardrails';
-import { secretBoxFromEnv, type SecretBox } from '@gateway/admin-kit';
-import { type Database, definePlugin, type PluginApi } from '@gateway/sdk';
+import { lazySecretBox, lazyService, optionalService } from '@gateway/admin-kit';
+import { type Database, definePlugin } from '@gateway/sdk';
 import { guardrailReferences } from './references.ts';
 import { configRoutes, SCOPES } from './routes.ts';
 import { ConfigStore } from './store.ts';
@@ -19,30 +19,21 @@ export { configMigrations, savedConfigs, savedConfigVersions } from './tables.ts
 /** Service names this plugin provides. */
 export const SERVICES = { resolver: 'savedConfigs' } as const;
 
-function optional<T>(api: PluginApi, name: string): T | undefined {
-  try {
-    return api.service<T>(name);
-  } catch {
-    return undefined;
-  }
-}
-
 export default definePlugin({
   async setup(api) {
     const database = api.service<Database>('database');
     await database.migrate(configMigrations);
-    let box: SecretBox | undefined;
     // Only a config with secrets needs the key (GATEWAY_ENCRYPTION_KEY, or the SQLite key file).
-    const getBox = () => (box ??= secretBoxFromEnv(api.env));
+    const getBox = lazySecretBox(api.env);
     // Looked up when needed: the saved-guardrail plugin may load after this one, or not at all.
-    const guardrails = () => optional<SavedGuardrailStore>(api, GUARDRAIL_SERVICES.store);
+    const guardrails = lazyService<SavedGuardrailStore>(api, GUARDRAIL_SERVICES.store);
     const store = new ConfigStore({ database, state: api.state, box: getBox, guardrails, logger: api.logger });
     await store.start();
     api.onClose(() => store.stop());
     api.provide(SERVICES.resolver, store.resolve);
     api.provide(GUARDRAIL_SERVICES.references, guardrailReferences(database, guardrails));
     // Keys may be given these scopes (the api-keys plugin's catalogue has them already; adding is idempotent).
-    optional<{ add(scopes: readonly string[]): void }>(api, 'apiKeyScopes')?.add(SCOPES);
+    optionalService<{ add(scopes: readonly string[]): void }>(api, 'apiKeyScopes')?.add(SCOPES);
     for (const route of configRoutes({ database, store, box: getBox, guardrails })) api.route(route);
   },
 });

@@ -3,19 +3,22 @@
  * admins (and organisation owners and admins) create, change and delete them. A PUT with `config` adds a version
  * and keeps the old ones. Every change reloads the in-memory set here and in every other process before the answer.
  */
+import type { SavedGuardrailStore } from '@gateway/admin-guardrails';
+import { findWorkspace, requireActive, visibleWorkspaces } from '@gateway/admin-identity';
 import {
   checkSlug,
-  findWorkspace,
-  generatedSlug,
   isUniqueViolation,
-  requireActive,
-  requireRole,
-  type SavedGuardrailStore,
-  type SecretPairs,
-  splitSecrets,
-  visibleWorkspaces,
-} from '@gateway/admin-guardrails';
-import { json, list, noContent, page, type SecretBox, validator } from '@gateway/admin-kit';
+  json,
+  list,
+  noContent,
+  openSecrets,
+  page,
+  requireWorkspaceRole,
+  type SecretBox,
+  sealSecrets,
+  validator,
+  writeWithSlug,
+} from '@gateway/admin-kit';
 import { type AdminRequest, type AdminRoute, and, asc, type Database, desc, eq, Errors, inArray, type JsonObject, type SQL, type Where } from '@gateway/sdk';
 import { Type } from '@sinclair/typebox';
 import { type ConfigRow, presentConfig, presentVersion } from './present.ts';
@@ -57,16 +60,17 @@ const checkUpdate = validator(
 );
 
 const NOT_FOUND = 'No such config';
+/** A workspace named by `workspace_id` (body or query), read from the writer; 404 naming the field. */
+const BY_FIELD = { fresh: true, param: 'workspace_id' } as const;
 type Columns = typeof savedConfigs.columns;
 
 export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
   const { database, store } = deps;
 
   const sealed = (config: JsonObject) => {
-    const { masked, secrets } = splitSecrets(config);
-    return { config: masked, secrets: secrets.length > 0 ? deps.box().sealJson(secrets) : null };
+    const { masked, sealed } = sealSecrets(config, deps.box);
+    return { config: masked, secrets: sealed };
   };
-  const secretsOf = (row: { secrets: string | null }): SecretPairs => (row.secrets ? deps.box().openJson<SecretPairs>(row.secrets) : []);
 
   /** A config of the caller's organisation by id, or by slug (in `workspace_id` of the query, or the caller's workspace). */
   async function lookup(req: AdminRequest): Promise<ConfigRow> {
@@ -75,7 +79,7 @@ export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
     const [byId] = await database.select(savedConfigs, { where: (c) => and(eq(c.organisation_id, org), eq(c.id, ref)), limit: 1, fresh: true });
     if (byId) return byId;
     const hint = req.query.get('workspace_id');
-    const workspaceId = hint ? (await findWorkspace(database, org, hint)).id : req.caller.workspaceId;
+    const workspaceId = hint ? (await findWorkspace(database, org, hint, BY_FIELD)).id : req.caller.workspaceId;
     const [bySlug] = await database.select(savedConfigs, {
       where: (c) => and(eq(c.organisation_id, org), eq(c.workspace_id, workspaceId), eq(c.slug, ref)),
       limit: 1,
@@ -101,8 +105,8 @@ export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
       const filter = req.query.get('workspace_id');
       let visible: string[] | 'all';
       if (filter) {
-        const workspaceId = (await findWorkspace(database, org, filter)).id;
-        await requireRole(req.principal, workspaceId, 'member', 'No such workspace: workspace_id');
+        const workspaceId = (await findWorkspace(database, org, filter, BY_FIELD)).id;
+        await requireWorkspaceRole(req.principal, workspaceId, 'member', 'No such workspace: workspace_id');
         visible = [workspaceId];
       } else {
         visible = await visibleWorkspaces(database, req.principal);
@@ -127,18 +131,19 @@ export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
     async handle(req) {
       const body = checkCreate(req.body);
       const org = req.caller.organisationId;
-      const workspace = await findWorkspace(database, org, body.workspace_id ?? req.caller.workspaceId);
-      await requireRole(req.principal, workspace.id, 'manager', 'No such workspace: workspace_id');
+      const workspace = await findWorkspace(database, org, body.workspace_id ?? req.caller.workspaceId, BY_FIELD);
+      await requireWorkspaceRole(req.principal, workspace.id, 'manager', 'No such workspace: workspace_id');
       const workspaceId = requireActive(workspace);
       const given = body.slug === undefined ? undefined : checkSlug(body.slug);
       const config = checkedConfig(body.config, [], { organisationId: org, workspaceId }, deps.guardrails());
       const stored = sealed(config);
       const id = crypto.randomUUID();
       const now = Date.now();
-      let slug = given ?? generatedSlug(body.name);
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await database.transaction(async (tx) => {
+      await writeWithSlug(
+        given,
+        body.name,
+        (slug) =>
+          database.transaction(async (tx) => {
             if (body.is_default) await tx.update(savedConfigs, { is_default: false }, (c) => and(eq(c.workspace_id, workspaceId), eq(c.is_default, true)));
             await tx.insert(savedConfigs, {
               id,
@@ -161,15 +166,9 @@ export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
               created_by_user: req.caller.userId,
               created_at: now,
             });
-          });
-          break;
-        } catch (error) {
-          if (!isUniqueViolation(error)) throw error;
-          if (given !== undefined) throw Errors.conflict(`The slug ${JSON.stringify(given)} is already taken in this workspace`, 'slug');
-          if (attempt >= 2) throw error;
-          slug = generatedSlug(body.name);
-        }
-      }
+          }),
+        (taken) => Errors.conflict(`The slug ${JSON.stringify(taken)} is already taken in this workspace`, 'slug'),
+      );
       await store.changed();
       const view = presentConfig(await reread(id));
       req.audit = { resource: 'config', resourceId: id, action: 'create', workspaceId, after: view };
@@ -183,7 +182,7 @@ export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
     scope: 'configs.read',
     async handle(req) {
       const row = await lookup(req);
-      await requireRole(req.principal, row.workspace_id, 'member', NOT_FOUND);
+      await requireWorkspaceRole(req.principal, row.workspace_id, 'member', NOT_FOUND);
       const asked = req.query.get('version');
       if (asked === null || asked === '') return json(presentConfig(row));
       const n = Number(asked);
@@ -201,7 +200,7 @@ export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
     async handle(req) {
       const p = page(req.query);
       const row = await lookup(req);
-      await requireRole(req.principal, row.workspace_id, 'member', NOT_FOUND);
+      await requireWorkspaceRole(req.principal, row.workspace_id, 'member', NOT_FOUND);
       const where: Where<typeof savedConfigVersions.columns> = (c) => eq(c.config_id, row.id);
       const [total, rows] = await Promise.all([
         database.count(savedConfigVersions, where),
@@ -218,14 +217,14 @@ export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
     async handle(req) {
       const body = checkUpdate(req.body);
       const row = await lookup(req);
-      await requireRole(req.principal, row.workspace_id, 'manager', NOT_FOUND);
+      await requireWorkspaceRole(req.principal, row.workspace_id, 'manager', NOT_FOUND);
       if (body.name === undefined && body.slug === undefined && body.config === undefined && body.is_default === undefined)
         throw Errors.badRequest('Give at least one of name, slug, config, is_default', 'body');
       const slug = body.slug === undefined ? row.slug : checkSlug(body.slug);
       const config =
         body.config === undefined
           ? undefined
-          : checkedConfig(body.config, secretsOf(row), { organisationId: row.organisation_id, workspaceId: row.workspace_id }, deps.guardrails());
+          : checkedConfig(body.config, openSecrets(row.secrets, deps.box), { organisationId: row.organisation_id, workspaceId: row.workspace_id }, deps.guardrails());
       const version = config ? row.version + 1 : row.version;
       const now = Date.now();
       try {
@@ -269,7 +268,7 @@ export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
     scope: 'configs.delete',
     async handle(req) {
       const row = await lookup(req);
-      await requireRole(req.principal, row.workspace_id, 'manager', NOT_FOUND);
+      await requireWorkspaceRole(req.principal, row.workspace_id, 'manager', NOT_FOUND);
       await database.transaction(async (tx) => {
         await tx.delete(savedConfigVersions, (c) => eq(c.config_id, row.id));
         await tx.delete(savedConfigs, (c) => eq(c.id, row.id));

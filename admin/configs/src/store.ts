@@ -8,8 +8,7 @@
  * guardrails change (their generation moves), the config object is rebuilt, so a new plan is made.
  */
 import type { SavedGuardrailStore } from '@gateway/admin-guardrails';
-import { joinSecrets, type SecretPairs } from '@gateway/admin-guardrails';
-import { StoredSnapshot, type SecretBox } from '@gateway/admin-kit';
+import { joinSecrets, openSecrets, reindex, type SecretBox, type StoredIndex, StoredSnapshot } from '@gateway/admin-kit';
 import type { SavedConfigResolver } from '@gateway/config';
 import { type Caller, type Database, Errors, type GatewayConfig, type Logger, type StateStore } from '@gateway/sdk';
 import { GUARDRAIL_LISTS, stringEntries } from './refs.ts';
@@ -36,11 +35,8 @@ interface ConfigEntry {
   builtFor: number;
 }
 
-interface ConfigSet {
-  byId: ReadonlyMap<string, ConfigEntry>;
-  /** `<workspace>\n<slug>` */
-  bySlug: ReadonlyMap<string, ConfigEntry>;
-}
+/** bySlug: `<workspace>\n<slug>` */
+type ConfigSet = StoredIndex<ConfigEntry>;
 
 export interface ConfigStoreOptions {
   database: Database;
@@ -63,18 +59,11 @@ export class ConfigStore {
   /** Rows unchanged since the last load keep their entries (and so their config objects). */
   private async load(): Promise<ConfigSet> {
     const rows = await this.o.database.select(savedConfigs, { fresh: true });
-    const previous = this.last;
-    const byId = new Map<string, ConfigEntry>();
-    const bySlug = new Map<string, ConfigEntry>();
-    let changed = previous === undefined || previous.byId.size !== rows.length;
-    for (const row of rows) {
-      const stamp = `${row.version}\n${row.updated_at}\n${row.slug}`;
-      let entry = previous?.byId.get(row.id);
-      if (!entry || entry.stamp !== stamp) {
-        changed = true;
-        const secrets = row.secrets ? this.o.box().openJson<SecretPairs>(row.secrets) : [];
-        const config = joinSecrets(row.config, secrets) as GatewayConfig;
-        entry = {
+    this.last = reindex(rows, this.last, {
+      slugKey: (row) => `${row.workspace_id}\n${row.slug}`,
+      build: (row, stamp): ConfigEntry => {
+        const config = joinSecrets(row.config, openSecrets(row.secrets, this.o.box)) as GatewayConfig;
+        return {
           id: row.id,
           organisationId: row.organisation_id,
           workspaceId: row.workspace_id,
@@ -84,12 +73,8 @@ export class ConfigStore {
           built: undefined,
           builtFor: -1,
         };
-      }
-      byId.set(row.id, entry);
-      bySlug.set(`${row.workspace_id}\n${row.slug}`, entry);
-    }
-    if (!changed && previous) return previous;
-    this.last = { byId, bySlug };
+      },
+    });
     return this.last;
   }
 

@@ -2,7 +2,8 @@
  * A config to save: the same validateConfig as a header (400 `invalid_config` listing every violation by path),
  * masked secrets put back from the previous version, and every saved guardrail it names visible to its workspace.
  */
-import { restoreMasked, type SavedGuardrailStore, type SecretPairs } from '@gateway/admin-guardrails';
+import type { SavedGuardrailStore } from '@gateway/admin-guardrails';
+import { restoreMasked, type SecretPairs } from '@gateway/admin-kit';
 import { validateConfig } from '@gateway/config';
 import { GatewayError, type JsonObject } from '@gateway/sdk';
 import { stringEntries } from './refs.ts';

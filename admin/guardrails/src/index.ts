@@ -3,8 +3,8 @@
  * in-memory set behind service `savedGuardrails` (string entries of input_guardrails / output_guardrails, for the
  * hook engine and config validation) and `savedGuardrailStore` (saved configs).
  */
-import { secretBoxFromEnv, type SecretBox } from '@gateway/admin-kit';
-import { type Database, definePlugin, type PluginApi } from '@gateway/sdk';
+import { lazySecretBox, lazyService, optionalService } from '@gateway/admin-kit';
+import { type Database, definePlugin } from '@gateway/sdk';
 import { type GuardrailReferences, SERVICES } from './contracts.ts';
 import { guardrailRoutes, SCOPES } from './routes.ts';
 import { GuardrailStore } from './store.ts';
@@ -15,33 +15,22 @@ export { entryViolations } from './entry.ts';
 export { GuardrailStore, type SavedGuardrailStore, type StoredGuardrail } from './store.ts';
 export { guardrailRoutes, SCOPES } from './routes.ts';
 export { guardrailMigrations, savedGuardrails, ORGANISATION_SCOPE } from './tables.ts';
-export { formatPath, joinSecrets, MASK, restoreMasked, splitSecrets, type JsonPath, type SecretPairs } from './secrets.ts';
-export { checkSlug, findWorkspace, generatedSlug, isUniqueViolation, isUuid, requireActive, requireRole, visibleWorkspaces, type WorkspaceRow } from './scope.ts';
-
-function optional<T>(api: PluginApi, name: string): T | undefined {
-  try {
-    return api.service<T>(name);
-  } catch {
-    return undefined;
-  }
-}
 
 export default definePlugin({
   async setup(api) {
     const database = api.service<Database>('database');
     await database.migrate(guardrailMigrations);
-    let box: SecretBox | undefined;
     // Only a guardrail with secrets needs the key (GATEWAY_ENCRYPTION_KEY, or the SQLite key file).
-    const getBox = () => (box ??= secretBoxFromEnv(api.env));
+    const getBox = lazySecretBox(api.env);
     const store = new GuardrailStore({ database, state: api.state, box: getBox, logger: api.logger });
     await store.start();
     api.onClose(() => store.stop());
     api.provide(SERVICES.resolver, store.resolve);
     api.provide(SERVICES.store, store);
     // Looked up when needed: the saved-config plugin may load after this one.
-    const references = () => optional<GuardrailReferences>(api, SERVICES.references);
+    const references = lazyService<GuardrailReferences>(api, SERVICES.references);
     // Keys may be given these scopes (the api-keys plugin's catalogue has them already; adding is idempotent).
-    optional<{ add(scopes: readonly string[]): void }>(api, 'apiKeyScopes')?.add(SCOPES);
+    optionalService<{ add(scopes: readonly string[]): void }>(api, 'apiKeyScopes')?.add(SCOPES);
     for (const route of guardrailRoutes({ database, store, box: getBox, references })) api.route(route);
   },
 });

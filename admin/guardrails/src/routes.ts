@@ -4,7 +4,25 @@
  * organisation owners and admins change organisation-wide ones. Every change reloads the in-memory set here and
  * in every other process before the answer.
  */
-import { csv, json, list, noContent, page, requireOrgAdmin, type SecretBox, validator } from '@gateway/admin-kit';
+import { findWorkspace, requireActive, visibleWorkspaces } from '@gateway/admin-identity';
+import {
+  checkSlug,
+  conflictOnUnique,
+  csv,
+  json,
+  list,
+  noContent,
+  openSecrets,
+  page,
+  requireOrgAdmin,
+  requireWorkspaceRole,
+  restoreMasked,
+  type SecretBox,
+  type SecretPairs,
+  sealSecrets,
+  validator,
+  writeWithSlug,
+} from '@gateway/admin-kit';
 import {
   type AdminRequest,
   type AdminRoute,
@@ -26,8 +44,6 @@ import { Type } from '@sinclair/typebox';
 import type { GuardrailReferences } from './contracts.ts';
 import { entryViolations } from './entry.ts';
 import { type GuardrailRow, presentGuardrail } from './present.ts';
-import { checkSlug, findWorkspace, generatedSlug, isUniqueViolation, requireActive, requireRole, visibleWorkspaces } from './scope.ts';
-import { restoreMasked, type SecretPairs, splitSecrets } from './secrets.ts';
 import type { GuardrailStore } from './store.ts';
 import { ORGANISATION_SCOPE, savedGuardrails } from './tables.ts';
 
@@ -60,6 +76,8 @@ const checkCreate = validator(
 const checkUpdate = validator(Type.Object({ name: Type.Optional(Name), slug: Type.Optional(Slug), entry: Type.Optional(Entry) }, { additionalProperties: false }));
 
 const NOT_FOUND = 'No such guardrail';
+/** A workspace named by `workspace_id` (body or query), read from the writer; 404 naming the field. */
+const BY_FIELD = { fresh: true, param: 'workspace_id' } as const;
 
 /** 400 listing every violation of an entry; the entry with its secrets otherwise. */
 function checkedEntry(entry: JsonObject, previous: SecretPairs): JsonObject {
@@ -73,10 +91,9 @@ export function guardrailRoutes(deps: GuardrailRouteDeps): AdminRoute[] {
   const { database, store } = deps;
 
   const sealed = (entry: JsonObject) => {
-    const { masked, secrets } = splitSecrets(entry);
-    return { entry: masked, secrets: secrets.length > 0 ? deps.box().sealJson(secrets) : null };
+    const { masked, sealed } = sealSecrets(entry, deps.box);
+    return { entry: masked, secrets: sealed };
   };
-  const secretsOf = (row: GuardrailRow): SecretPairs => (row.secrets ? deps.box().openJson<SecretPairs>(row.secrets) : []);
 
   /** A guardrail of the caller's organisation by id, or by slug (in `workspace_id` of the query or the caller's, then organisation-wide). */
   async function lookup(req: AdminRequest): Promise<GuardrailRow> {
@@ -85,7 +102,7 @@ export function guardrailRoutes(deps: GuardrailRouteDeps): AdminRoute[] {
     const [byId] = await database.select(savedGuardrails, { where: (c) => and(eq(c.organisation_id, org), eq(c.id, ref)), limit: 1, fresh: true });
     if (byId) return byId;
     const hint = req.query.get('workspace_id');
-    const workspaceId = hint ? (await findWorkspace(database, org, hint)).id : req.caller.workspaceId;
+    const workspaceId = hint ? (await findWorkspace(database, org, hint, BY_FIELD)).id : req.caller.workspaceId;
     const rows = await database.select(savedGuardrails, {
       where: (c) => and(eq(c.organisation_id, org), eq(c.slug, ref), inArray(c.scope, [workspaceId, ORGANISATION_SCOPE])),
       fresh: true,
@@ -97,13 +114,13 @@ export function guardrailRoutes(deps: GuardrailRouteDeps): AdminRoute[] {
 
   /** Read: any role in its workspace; organisation-wide: anyone of the organisation. */
   async function readable(principal: Principal, row: GuardrailRow): Promise<void> {
-    if (row.workspace_id !== null) await requireRole(principal, row.workspace_id, 'member', NOT_FOUND);
+    if (row.workspace_id !== null) await requireWorkspaceRole(principal, row.workspace_id, 'member', NOT_FOUND);
   }
 
   /** Change: manager of its workspace; organisation-wide: organisation owner or admin. */
   async function writable(principal: Principal, row: GuardrailRow): Promise<void> {
     if (row.workspace_id === null) requireOrgAdmin(principal);
-    else await requireRole(principal, row.workspace_id, 'manager', NOT_FOUND);
+    else await requireWorkspaceRole(principal, row.workspace_id, 'manager', NOT_FOUND);
   }
 
   async function referencesOf(row: GuardrailRow) {
@@ -122,8 +139,8 @@ export function guardrailRoutes(deps: GuardrailRouteDeps): AdminRoute[] {
       const filter = req.query.get('workspace_id');
       let workspaceOnly: string | undefined;
       if (filter) {
-        workspaceOnly = (await findWorkspace(database, org, filter)).id;
-        await requireRole(req.principal, workspaceOnly, 'member', 'No such workspace: workspace_id');
+        workspaceOnly = (await findWorkspace(database, org, filter, BY_FIELD)).id;
+        await requireWorkspaceRole(req.principal, workspaceOnly, 'member', 'No such workspace: workspace_id');
       }
       const visible = workspaceOnly ? [workspaceOnly] : await visibleWorkspaces(database, req.principal);
       const where: Where<typeof savedGuardrails.columns> = (c) => {
@@ -156,18 +173,19 @@ export function guardrailRoutes(deps: GuardrailRouteDeps): AdminRoute[] {
         requireOrgAdmin(req.principal);
         workspaceId = null;
       } else {
-        const workspace = await findWorkspace(database, org, body.workspace_id ?? req.caller.workspaceId);
-        await requireRole(req.principal, workspace.id, 'manager', 'No such workspace: workspace_id');
+        const workspace = await findWorkspace(database, org, body.workspace_id ?? req.caller.workspaceId, BY_FIELD);
+        await requireWorkspaceRole(req.principal, workspace.id, 'manager', 'No such workspace: workspace_id');
         workspaceId = requireActive(workspace);
       }
       const entry = checkedEntry(body.entry as JsonObject, []);
       const given = body.slug === undefined ? undefined : checkSlug(body.slug);
       const id = crypto.randomUUID();
       const now = Date.now();
-      let slug = given ?? generatedSlug(body.name);
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await database.insert(savedGuardrails, {
+      await writeWithSlug(
+        given,
+        body.name,
+        (slug) =>
+          database.insert(savedGuardrails, {
             id,
             organisation_id: org,
             workspace_id: workspaceId,
@@ -178,15 +196,9 @@ export function guardrailRoutes(deps: GuardrailRouteDeps): AdminRoute[] {
             version: 1,
             created_at: now,
             updated_at: now,
-          });
-          break;
-        } catch (error) {
-          if (!isUniqueViolation(error)) throw error;
-          if (given !== undefined) throw Errors.conflict(`The slug ${JSON.stringify(given)} is already taken in this scope`, 'slug');
-          if (attempt >= 2) throw error;
-          slug = generatedSlug(body.name);
-        }
-      }
+          }),
+        (taken) => Errors.conflict(`The slug ${JSON.stringify(taken)} is already taken in this scope`, 'slug'),
+      );
       await store.changed();
       const [row] = await database.select(savedGuardrails, { where: (c) => eq(c.id, id), limit: 1, fresh: true });
       if (!row) throw Errors.internal('The guardrail vanished after it was written');
@@ -219,30 +231,28 @@ export function guardrailRoutes(deps: GuardrailRouteDeps): AdminRoute[] {
       await writable(req.principal, row);
       if (body.name === undefined && body.slug === undefined && body.entry === undefined)
         throw Errors.badRequest('Give at least one of name, slug, entry', 'body');
-      const entry = body.entry === undefined ? undefined : checkedEntry(body.entry as JsonObject, secretsOf(row));
+      const entry = body.entry === undefined ? undefined : checkedEntry(body.entry as JsonObject, openSecrets(row.secrets, deps.box));
       const slug = body.slug === undefined ? row.slug : checkSlug(body.slug);
       if (slug !== row.slug) {
         const bySlug = (await referencesOf(row)).filter((r) => r.by === 'slug');
         if (bySlug.length > 0)
           throw Errors.conflict(`Saved configs name this guardrail by its slug: ${bySlug.map((r) => r.id).join(', ')}; change them first`, 'slug');
       }
-      let changed: number;
-      try {
-        changed = await database.update(
-          savedGuardrails,
-          {
-            name: body.name ?? row.name,
-            slug,
-            ...(entry ? sealed(entry) : {}),
-            version: row.version + 1,
-            updated_at: Date.now(),
-          },
-          (c) => and(eq(c.id, row.id), eq(c.version, row.version)),
-        );
-      } catch (error) {
-        if (isUniqueViolation(error)) throw Errors.conflict(`The slug ${JSON.stringify(slug)} is already taken in this scope`, 'slug');
-        throw error;
-      }
+      const changed = await conflictOnUnique(
+        () =>
+          database.update(
+            savedGuardrails,
+            {
+              name: body.name ?? row.name,
+              slug,
+              ...(entry ? sealed(entry) : {}),
+              version: row.version + 1,
+              updated_at: Date.now(),
+            },
+            (c) => and(eq(c.id, row.id), eq(c.version, row.version)),
+          ),
+        () => Errors.conflict(`The slug ${JSON.stringify(slug)} is already taken in this scope`, 'slug'),
+      );
       if (changed === 0) throw Errors.conflict('The guardrail was changed by another request meanwhile; read it again and retry');
       await store.changed();
       const [after] = await database.select(savedGuardrails, { where: (c) => eq(c.id, row.id), limit: 1, fresh: true });

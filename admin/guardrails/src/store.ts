@@ -8,9 +8,8 @@
  * process, clears that cache and bumps `generation`, on which saved configs rebuild their copies.
  */
 import { clearConfigCache, type SavedGuardrail, type SavedGuardrailResolver } from '@gateway/config';
-import { StoredSnapshot, type SecretBox } from '@gateway/admin-kit';
+import { joinSecrets, openSecrets, reindex, type SecretBox, type StoredIndex, StoredSnapshot } from '@gateway/admin-kit';
 import type { Database, Logger, StateStore } from '@gateway/sdk';
-import { joinSecrets, type SecretPairs } from './secrets.ts';
 import { savedGuardrails } from './tables.ts';
 
 export interface StoredGuardrail {
@@ -32,11 +31,8 @@ export interface SavedGuardrailStore {
   find(organisationId: string, workspaceId: string, ref: string): StoredGuardrail | undefined;
 }
 
-interface GuardrailSet {
-  byId: ReadonlyMap<string, Held>;
-  /** `<organisation>\n<workspace or empty>\n<slug>` */
-  bySlug: ReadonlyMap<string, Held>;
-}
+/** bySlug: `<organisation>\n<workspace or empty>\n<slug>` */
+type GuardrailSet = StoredIndex<Held>;
 
 const slugKey = (organisationId: string, workspaceId: string | null, slug: string) => `${organisationId}\n${workspaceId ?? ''}\n${slug}`;
 
@@ -49,30 +45,6 @@ function deepFreeze<T>(value: T): T {
     for (const child of Object.values(node)) stack.push(child);
   }
   return value;
-}
-
-/**
- * A snapshot that tells when a reload brought a different set (a load that finds nothing changed hands back the
- * same set object, so a periodic reload costs no cache).
- */
-class ChangeAwareSnapshot<T extends object> extends StoredSnapshot<T> {
-  private seen: T | undefined;
-
-  constructor(
-    options: ConstructorParameters<typeof StoredSnapshot<T>>[0],
-    private readonly onChange: () => void,
-  ) {
-    super(options);
-  }
-
-  override async reload(): Promise<void> {
-    await super.reload();
-    if (this.version === 0) return;
-    const now = this.current;
-    if (now === this.seen) return;
-    this.seen = now;
-    this.onChange();
-  }
 }
 
 export interface GuardrailStoreOptions {
@@ -90,46 +62,43 @@ interface Held extends StoredGuardrail {
 }
 
 export class GuardrailStore implements SavedGuardrailStore {
-  private readonly snapshot: ChangeAwareSnapshot<GuardrailSet>;
+  private readonly snapshot: StoredSnapshot<GuardrailSet>;
   private last: GuardrailSet | undefined;
   private changes = 0;
 
   constructor(private readonly o: GuardrailStoreOptions) {
-    this.snapshot = new ChangeAwareSnapshot({ name: 'saved-guardrails', state: o.state, load: () => this.load(), logger: o.logger, refreshMs: o.refreshMs }, () => {
-      this.changes++;
-      // Configs that name a guardrail were validated and planned against the old one.
-      clearConfigCache();
+    this.snapshot = new StoredSnapshot({
+      name: 'saved-guardrails',
+      state: o.state,
+      load: () => this.load(),
+      logger: o.logger,
+      refreshMs: o.refreshMs,
+      // A load that finds nothing changed hands back the same set, so a periodic reload costs no cache.
+      onReload: (set, previous) => {
+        if (set === previous) return;
+        this.changes++;
+        // Configs that name a guardrail were validated and planned against the old one.
+        clearConfigCache();
+      },
     });
   }
 
   /** Rows unchanged since the last load keep their objects; nothing changed at all: the same set. */
   private async load(): Promise<GuardrailSet> {
     const rows = await this.o.database.select(savedGuardrails, { fresh: true });
-    const previous = this.last;
-    const byId = new Map<string, Held>();
-    const bySlug = new Map<string, Held>();
-    let changed = previous === undefined || previous.byId.size !== rows.length;
-    for (const row of rows) {
-      const stamp = `${row.version}\n${row.updated_at}\n${row.slug}`;
-      let held = previous?.byId.get(row.id);
-      if (!held || held.stamp !== stamp) {
-        changed = true;
-        const secrets = row.secrets ? this.o.box().openJson<SecretPairs>(row.secrets) : [];
-        held = deepFreeze({
+    this.last = reindex(rows, this.last, {
+      slugKey: (row) => slugKey(row.organisation_id, row.workspace_id, row.slug),
+      build: (row, stamp): Held =>
+        deepFreeze({
           id: row.id,
           organisationId: row.organisation_id,
           workspaceId: row.workspace_id,
           slug: row.slug,
           name: row.name,
-          entry: joinSecrets(row.entry, secrets),
+          entry: joinSecrets(row.entry, openSecrets(row.secrets, this.o.box)),
           stamp,
-        });
-      }
-      byId.set(row.id, held);
-      bySlug.set(slugKey(row.organisation_id, row.workspace_id, row.slug), held);
-    }
-    if (!changed && previous) return previous;
-    this.last = { byId, bySlug };
+        }),
+    });
     return this.last;
   }
 

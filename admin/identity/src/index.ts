@@ -13,7 +13,17 @@ import { identityMigrations } from './tables.ts';
 
 export { IdentityAuthorizer } from './authorizer.ts';
 export { bootstrapOrganisation, BOOTSTRAP_SLUG, type BootstrapResult } from './bootstrap.ts';
-export { findUser, findWorkspace, lookupUser, lookupWorkspace, type UserRow, type WorkspaceRow } from './find.ts';
+export {
+  findUser,
+  findWorkspace,
+  type FindWorkspaceOptions,
+  lookupUser,
+  lookupWorkspace,
+  requireActive,
+  type UserRow,
+  visibleWorkspaces,
+  type WorkspaceRow,
+} from './find.ts';
 export { identityRoutes, type IdentityDeps } from './routes/index.ts';
 export { hashToken as hashInviteToken, INVITE_TTL } from './routes/invites.ts';
 export { SCOPES, type IdentityScope } from './scopes.ts';

@@ -1,35 +1,16 @@
-/** Workspace slugs: `^[a-z0-9][a-z0-9-]{1,62}$`, unique per organisation, never shaped like an id. */
-import { Errors } from '@gateway/sdk';
+/** Workspace slugs: the kit's rule (`^[a-z0-9][a-z0-9-]{1,62}$`, never id-shaped), unique per organisation. */
+import { checkSlug as checkKitSlug, freeSlug as firstFree, SLUG_PATTERN, slugFromName as kitSlugFromName } from '@gateway/admin-kit';
 
-export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export { SLUG_PATTERN };
 
 /** A slug given by a client; 400 naming `param` otherwise. */
 export function checkSlug(slug: string, param = 'slug'): string {
-  if (!SLUG_PATTERN.test(slug)) throw Errors.badRequest(`${param} must match ^[a-z0-9][a-z0-9-]{1,62}$`, param);
   // Workspaces are found by id or slug: a slug that looks like an id could shadow another workspace.
-  if (UUID.test(slug)) throw Errors.badRequest(`${param} must not have the shape of a workspace id`, param);
-  return slug;
+  return checkKitSlug(slug, param, { idName: 'a workspace id' });
 }
 
-/** A slug made from a name: accents dropped, runs of other characters turned into one dash. */
-export function slugFromName(name: string): string {
-  const base = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 56)
-    .replace(/-+$/, '');
-  return base.length >= 2 && !UUID.test(base) ? base : `workspace${base ? `-${base}` : ''}`.slice(0, 56).replace(/-+$/, '');
-}
+/** A slug made from a workspace's name (`workspace-…` when the name gives too little). */
+export const slugFromName = (name: string): string => kitSlugFromName(name, 'workspace', 56);
 
-/** The first of `base`, `base-2`, `base-3`, … that `taken` does not hold (the suffix fits within 63 characters). */
-export function freeSlug(base: string, taken: ReadonlySet<string>): string {
-  if (!taken.has(base)) return base;
-  for (let n = 2; ; n++) {
-    const candidate = `${base}-${n}`;
-    if (!taken.has(candidate)) return candidate;
-  }
-}
+/** The first of `base`, `base-2`, `base-3`, … that `taken` does not hold. */
+export const freeSlug = (base: string, taken: ReadonlySet<string>): string => firstFree(base, (s) => !taken.has(s));

@@ -1,17 +1,7 @@
 import { describe, expect, test } from 'bun:test';
-import { GatewayError } from '@gateway/sdk';
 import { checkCredentials, checkMappingTargets, keepMasked, keepMaskedKey, maskCredentials, maskValue, toTarget } from './credentials.ts';
 import { checkSlug, freeSlug, slugFromName } from './slugs.ts';
-
-function thrown(fn: () => unknown): GatewayError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-  throw new Error('did not throw');
-}
+import { thrown } from '@gateway/admin-kit/testing';
 
 describe('credentials', () => {
   test('masks keep a recognisable start and end of long values only', () => {

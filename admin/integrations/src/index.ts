@@ -2,9 +2,9 @@
  * Integrations, workspace providers and virtual keys: the tables, the administration routes, GET /models, and
  * service `storedAccess` through which the server resolves `@slug` providers and virtual keys from memory.
  */
-import { secretBoxFromEnv, type SecretResolver, type SecuritySettingsService, StoredSnapshot } from '@gateway/admin-kit';
+import { lazyService, secretBoxFromEnv, type SecretResolver, type SecuritySettingsService, StoredSnapshot } from '@gateway/admin-kit';
 import { type Database, definePlugin, type ProviderAdapter } from '@gateway/sdk';
-import { type Ctx, lazyService } from './context.ts';
+import type { Ctx } from './context.ts';
 import { integrationModelRoutes } from './routes/integration-models.ts';
 import { integrationWorkspaceRoutes } from './routes/integration-workspaces.ts';
 import { integrationRoutes } from './routes/integrations.ts';

@@ -33,11 +33,10 @@ export function integrationSummary(row: IntegrationRow) {
   };
 }
 
-export function presentIntegration(row: IntegrationRow, credentials: Credentials | undefined) {
+/** The tail integrations and virtual keys share: masked credentials, status and times. */
+function credentialFields(row: IntegrationRow | VirtualKeyRow, credentials: Credentials | undefined) {
   const masked = credentials ? maskCredentials(credentials) : { key: null, configurations: {} };
   return {
-    object: 'integration',
-    ...integrationSummary(row),
     key: masked.key,
     configurations: masked.configurations,
     credentials_readable: credentials !== undefined,
@@ -46,6 +45,10 @@ export function presentIntegration(row: IntegrationRow, credentials: Credentials
     last_updated_at: iso(row.updated_at),
     last_reset_at: iso(row.last_reset_at),
   };
+}
+
+export function presentIntegration(row: IntegrationRow, credentials: Credentials | undefined) {
+  return { object: 'integration', ...integrationSummary(row), ...credentialFields(row, credentials) };
 }
 
 export function presentProvider(row: ProviderRow, integration: Pick<IntegrationRow, 'slug' | 'ai_provider_id'> | undefined) {
@@ -78,18 +81,7 @@ export function virtualKeySummary(row: VirtualKeyRow) {
 }
 
 export function presentVirtualKey(row: VirtualKeyRow, credentials: Credentials | undefined) {
-  const masked = credentials ? maskCredentials(credentials) : { key: null, configurations: {} };
-  return {
-    object: 'virtual-key',
-    ...virtualKeySummary(row),
-    key: masked.key,
-    configurations: masked.configurations,
-    credentials_readable: credentials !== undefined,
-    status: 'active',
-    created_at: iso(row.created_at),
-    last_updated_at: iso(row.updated_at),
-    last_reset_at: iso(row.last_reset_at),
-  };
+  return { object: 'virtual-key', ...virtualKeySummary(row), ...credentialFields(row, credentials) };
 }
 
 export function presentModel(row: ModelRow) {

@@ -10,6 +10,7 @@ import { type Caller, GatewayError } from '@gateway/sdk';
 import { createStoredAccess } from './stored-access.ts';
 import { loadStoredSet } from './stored-set.ts';
 import { integrationModels, integrationMigrations, integrations, integrationWorkspaces, virtualKeys, workspaceProviders } from './tables.ts';
+import { thrown } from '@gateway/admin-kit/testing';
 
 class CountingBox extends SecretBox {
   opens = 0;
@@ -28,16 +29,6 @@ const caller = (workspaceId: string, organisationId = ORG): Caller => ({
   keyType: 'workspace-service',
   userId: null,
 });
-
-function thrown(fn: () => unknown): GatewayError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-  throw new Error('did not throw');
-}
 
 for (const dialect of DIALECTS) {
   describe(`stored set [${dialect}]`, () => {

@@ -1,20 +1,11 @@
 import { describe, expect, test } from 'bun:test';
 import { Type } from '@sinclair/typebox';
-import { GatewayError } from '@gateway/sdk';
 import { MemoryStateStore, RedisStateStore } from '@gateway/state';
 import { page } from './respond.ts';
+import { checkSlug, freeSlug, generatedSlug, slugFromName } from './slug.ts';
 import { StoredSnapshot } from './snapshot.ts';
 import { validator } from './validate.ts';
-
-function thrown(fn: () => unknown): GatewayError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-  throw new Error('did not throw');
-}
+import { thrown } from './testing.ts';
 
 describe('admin kit', () => {
   test('validator lists every violation by path and refuses unknown properties', () => {
@@ -98,5 +89,61 @@ describe('secret box', () => {
     const flipped = `${v}:${iv}:${bytes.toString('base64url')}`;
     expect(() => box.open(flipped)).toThrow();
     expect(box.openJson(box.sealJson({ a: [1] }))).toEqual({ a: [1] });
+  });
+});
+
+describe('slugs', () => {
+  test('checkSlug: the pattern, never an id shape, 400 naming the field', () => {
+    expect(checkSlug('team-a')).toBe('team-a');
+    const bad = thrown(() => checkSlug('-x', 'name'));
+    expect([bad.status, bad.param, bad.message]).toEqual([400, 'name', 'name must match ^[a-z0-9][a-z0-9-]{1,62}$']);
+    expect(thrown(() => checkSlug(crypto.randomUUID())).message).toBe('slug must not have the shape of an id');
+    expect(thrown(() => checkSlug(crypto.randomUUID(), 'slug', { idName: 'a workspace id' })).message).toBe('slug must not have the shape of a workspace id');
+    expect(thrown(() => checkSlug('A_b', 'slug', { pattern: /^[a-z0-9][a-z0-9_-]{1,62}$/ })).message).toBe('slug must match ^[a-z0-9][a-z0-9_-]{1,62}$');
+  });
+
+  test('from names: accents dropped, bounded, a fallback when the name gives too little; free and generated slugs', () => {
+    expect(slugFromName('Équipe  Données / Paris', 'ws', 56)).toBe('equipe-donnees-paris');
+    expect(slugFromName('!!!', 'provider', 50)).toBe('provider');
+    expect(slugFromName('A', 'provider', 50)).toBe('provider-a');
+    expect(slugFromName('x'.repeat(300), 'p', 50)).toHaveLength(50);
+    const taken = new Set(['a', 'a-2']);
+    expect(freeSlug('a', (s) => !taken.has(s))).toBe('a-3');
+    expect(generatedSlug('My Config')).toMatch(/^my-config-[0-9a-f]{8}$/);
+    expect(generatedSlug('!!!')).toMatch(/^s-[0-9a-f]{8}$/);
+  });
+});
+
+describe('snapshot onReload', () => {
+  test('sees every loaded value with the one it replaced; a failed load calls nothing', async () => {
+    const state = new MemoryStateStore();
+    const sets = [{ n: 1 }, { n: 2 }];
+    let next: { n: number } | Error = sets[0]!;
+    const seen: [number, number | undefined][] = [];
+    const snap = new StoredSnapshot({
+      name: `reload-${crypto.randomUUID()}`,
+      state,
+      refreshMs: 0,
+      load: async () => {
+        if (next instanceof Error) throw next;
+        return next;
+      },
+      onReload: (value, previous) => seen.push([value.n, previous?.n]),
+    });
+    await snap.start();
+    await snap.reload(); // the same object again
+    next = sets[1]!;
+    await snap.reload();
+    expect(seen).toEqual([
+      [1, undefined],
+      [1, 1],
+      [2, 1],
+    ]);
+    next = new Error('database down');
+    await snap.reload();
+    expect(seen).toHaveLength(3);
+    expect(snap.current).toBe(sets[1]!);
+    snap.stop();
+    await state.close();
   });
 });

@@ -15,6 +15,11 @@ export interface SnapshotOptions<T> {
   logger?: Logger;
   /** Reload anyway this often; 0 disables. Default 60 s. */
   refreshMs?: number;
+  /**
+   * Called after every successful load with the new value and the one it replaces (undefined at the first), so an
+   * owner can drop what it derived from the old set; a load that hands back the same object changed nothing.
+   */
+  onReload?: (value: T, previous: T | undefined) => void;
 }
 
 export class StoredSnapshot<T> {
@@ -41,7 +46,7 @@ export class StoredSnapshot<T> {
   async start(): Promise<void> {
     this.unsubscribe = this.o.state.subscribe(this.channel, () => void this.reload());
     await this.reload();
-    if (this.value === undefined) this.value = await this.o.load(); // the first load must succeed
+    if (this.value === undefined) this.set(await this.o.load()); // the first load must succeed
     const every = this.o.refreshMs ?? 60_000;
     if (every > 0) {
       this.timer = setInterval(() => void this.reload(), every);
@@ -59,7 +64,7 @@ export class StoredSnapshot<T> {
       do {
         this.again = false;
         try {
-          this.value = await this.o.load();
+          this.set(await this.o.load());
           this.version++;
         } catch (error) {
           this.o.logger?.warn({ snapshot: this.o.name, error: error instanceof Error ? error.message.slice(0, 300) : String(error) }, 'could not reload stored objects; keeping the last ones');
@@ -67,6 +72,12 @@ export class StoredSnapshot<T> {
       } while (this.again);
     })().finally(() => (this.loading = undefined));
     return this.loading;
+  }
+
+  private set(value: T): void {
+    const previous = this.value;
+    this.value = value;
+    this.o.onReload?.(value, previous);
   }
 
   /** After a write in this process: reload here, then tell the other processes. */

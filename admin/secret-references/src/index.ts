@@ -7,8 +7,8 @@
  * Environment: SECRET_REFERENCES_CACHE_TTL_MS (how long a fetched secret is kept in the process, default 30000),
  * SECRET_REFERENCES_TIMEOUT_MS (deadline of one manager call, default 10000).
  */
-import { secretBoxFromEnv } from '@gateway/admin-kit';
-import { type Database, definePlugin, type HostCheck, type PluginApi } from '@gateway/sdk';
+import { optionalService, secretBoxFromEnv } from '@gateway/admin-kit';
+import { type Database, definePlugin, type HostCheck } from '@gateway/sdk';
 import { secretReferenceRoutes } from './routes.ts';
 import { DEFAULT_CACHE_TTL_MS, DEFAULT_TIMEOUT_MS, SecretReferenceService } from './service.ts';
 import { secretReferenceMigrations } from './tables.ts';
@@ -21,14 +21,6 @@ export { secretReferenceMigrations, secretReferences } from './tables.ts';
 function positiveInt(value: string | undefined, fallback: number): number {
   const n = Number(value);
   return value !== undefined && value !== '' && Number.isInteger(n) && n >= 0 ? n : fallback;
-}
-
-function optionalService<T>(api: PluginApi, name: string): T | undefined {
-  try {
-    return api.service<T>(name);
-  } catch {
-    return undefined;
-  }
 }
 
 export default definePlugin({

@@ -5,6 +5,7 @@
  * Services: `securitySettings` (SecuritySettingsService), `organisationSettings` (OrganisationSettingsService) and
  * `sessionSettings` (SessionSettingsService), all read through one per-organisation cache (store.ts).
  */
+import { optionalService } from '@gateway/admin-kit';
 import { requestLogMigrations } from '@gateway/plugin-request-log';
 import { definePlugin, type Database } from '@gateway/sdk';
 import { emailDomainRoutes } from './routes/email-domains.ts';
@@ -53,13 +54,7 @@ export default definePlugin({
     api.provide<SessionSettingsService>('sessionSettings', { get: (organisationId) => store.session(organisationId) });
 
     // Keys may be given these scopes once the catalogue knows them (the api-keys plugin's, when it is loaded).
-    let registry: ScopeRegistry | undefined;
-    try {
-      registry = api.service<ScopeRegistry>('apiKeyScopes');
-    } catch {
-      registry = undefined;
-    }
-    registry?.add(SCOPES);
+    optionalService<ScopeRegistry>(api, 'apiKeyScopes')?.add(SCOPES);
 
     const deps = { database, store };
     for (const route of [

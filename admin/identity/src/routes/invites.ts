@@ -3,7 +3,7 @@
  * SHA-256; accepting it (a public route: the token is the credential) makes or reuses the user and grants the
  * invitation's workspaces.
  */
-import { csv, json, list, noContent, page, requireOrgAdmin, validator } from '@gateway/admin-kit';
+import { csv, isUniqueViolation, json, list, noContent, page, requireOrgAdmin, validator } from '@gateway/admin-kit';
 import { type AdminRequest, type AdminRoute, and, desc, eq, Errors, gt, inArray, lte, or, type PublicAdminRequest, type Where } from '@gateway/sdk';
 import { Type } from '@sinclair/typebox';
 import type { UserRow } from '../find.ts';
@@ -11,7 +11,6 @@ import { higherRole, parseEmail, parseOrganisationRole } from '../input.ts';
 import { announceAdded, grantMemberships, membershipsOf } from '../memberships.ts';
 import { type InviteRow, type InviteStatus, inviteView, userView } from '../present.ts';
 import { users, userInvites, workspaces } from '../tables.ts';
-import { isUniqueViolation } from '../unique.ts';
 import { type IdentityDeps, nonBlank, requireMayGrantOwner, resolveGrants } from './shared.ts';
 
 export const INVITE_TTL = { defaultSeconds: 7 * 24 * 3600, minSeconds: 300, maxSeconds: 30 * 24 * 3600 } as const;

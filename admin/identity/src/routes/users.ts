@@ -2,7 +2,7 @@
  * /users: the people of the organisation. Organisation owners and admins manage them; only an owner makes, changes
  * or removes an owner, and the last owner stays.
  */
-import { csv, json, list, noContent, page, requireOrgAdmin, validator } from '@gateway/admin-kit';
+import { conflictOnUnique, csv, json, list, noContent, page, requireOrgAdmin, validator } from '@gateway/admin-kit';
 import { type AdminRequest, type AdminRoute, and, asc, eq, Errors, inArray, type Where } from '@gateway/sdk';
 import { Type } from '@sinclair/typebox';
 import { findUser, type UserRow } from '../find.ts';
@@ -10,7 +10,6 @@ import { parseEmail, parseOrganisationRole } from '../input.ts';
 import { announceAdded, grantMemberships, membershipsOf } from '../memberships.ts';
 import { userView } from '../present.ts';
 import { users, workspaceMembers } from '../tables.ts';
-import { isUniqueViolation } from '../unique.ts';
 import { countOwners, type IdentityDeps, nonBlank, requireMayGrantOwner, requireOwner, resolveGrants } from './shared.ts';
 
 const WorkspaceRef = Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }), role: Type.Optional(Type.String()) }, { additionalProperties: false });
@@ -74,17 +73,17 @@ export function userRoutes(deps: IdentityDeps): AdminRoute[] {
     if (role === 'owner') await requireMayGrantOwner(database, req.principal, 'role');
     const now = Date.now();
     const user: UserRow = { id: crypto.randomUUID(), organisation_id: org, email, name, role, created_at: now, updated_at: now };
-    const granted = await database
-      .transaction(async (tx) => {
-        const [existing] = await tx.select(users, { where: (c) => and(eq(c.organisation_id, org), eq(c.email, email)), limit: 1 });
-        if (existing) throw Errors.conflict(`A user with the e-mail ${email} exists`, 'email');
-        await tx.insert(users, user);
-        return grantMemberships(tx, org, user.id, grants, 'conflict');
-      })
-      .catch((error: unknown) => {
-        if (isUniqueViolation(error)) throw Errors.conflict(`A user with the e-mail ${email} exists`, 'email');
-        throw error;
-      });
+    const exists = () => Errors.conflict(`A user with the e-mail ${email} exists`, 'email');
+    const granted = await conflictOnUnique(
+      () =>
+        database.transaction(async (tx) => {
+          const [existing] = await tx.select(users, { where: (c) => and(eq(c.organisation_id, org), eq(c.email, email)), limit: 1 });
+          if (existing) throw exists();
+          await tx.insert(users, user);
+          return grantMemberships(tx, org, user.id, grants, 'conflict');
+        }),
+      exists,
+    );
     const api_keys = await announceAdded(events, org, user.id, granted, 'direct');
     const shown = await view(user);
     req.audit = { resource: 'user', resourceId: user.id, action: 'create', after: shown };

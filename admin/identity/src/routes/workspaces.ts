@@ -1,5 +1,5 @@
 /** /workspaces: list, create, read, update (archive), delete. */
-import { json, list, noContent, page, csv, requireOrgAdmin, requireWorkspaceRole, validator } from '@gateway/admin-kit';
+import { conflictOnUnique, csv, isUniqueViolation, json, list, noContent, page, requireOrgAdmin, requireWorkspaceRole, validator } from '@gateway/admin-kit';
 import { type AdminRequest, type AdminRoute, and, asc, eq, Errors, inArray, ne, type TransactionHelpers, type Where } from '@gateway/sdk';
 import { Type } from '@sinclair/typebox';
 import { findWorkspace, lookupUser, type WorkspaceRow } from '../find.ts';
@@ -8,7 +8,6 @@ import { announceAdded, grantMemberships, type Grant, type IssuedKey } from '../
 import { workspaceView } from '../present.ts';
 import { checkSlug, freeSlug, slugFromName } from '../slug.ts';
 import { type WorkspaceDefaults, workspaceMembers, workspaces, WORKSPACE_STATUSES, type WorkspaceStatus } from '../tables.ts';
-import { isUniqueViolation } from '../unique.ts';
 import { type IdentityDeps, nonBlank, refuseDuplicates } from './shared.ts';
 
 const Defaults = Type.Object(
@@ -177,18 +176,17 @@ export function workspaceRoutes(deps: IdentityDeps): AdminRoute[] {
       changes.archived_at = status === 'archived' ? Date.now() : null;
     }
     changes.updated_at = Date.now();
-    const after = await database
-      .transaction(async (tx) => {
-        if (changes.slug && (await slugsOf(tx, w.organisation_id)).has(changes.slug))
-          throw Errors.conflict(`The slug ${changes.slug} is taken in this organisation`, 'slug');
-        if (changes.status === 'archived') await requireAnotherActive(tx, w, 'archived', 'status');
-        await tx.update(workspaces, changes, (c) => eq(c.id, w.id));
-        return { ...w, ...changes };
-      })
-      .catch((error: unknown) => {
-        if (isUniqueViolation(error)) throw Errors.conflict('The slug is taken in this organisation', 'slug');
-        throw error;
-      });
+    const after = await conflictOnUnique(
+      () =>
+        database.transaction(async (tx) => {
+          if (changes.slug && (await slugsOf(tx, w.organisation_id)).has(changes.slug))
+            throw Errors.conflict(`The slug ${changes.slug} is taken in this organisation`, 'slug');
+          if (changes.status === 'archived') await requireAnotherActive(tx, w, 'archived', 'status');
+          await tx.update(workspaces, changes, (c) => eq(c.id, w.id));
+          return { ...w, ...changes };
+        }),
+      () => Errors.conflict('The slug is taken in this organisation', 'slug'),
+    );
     if (changes.status === 'archived') await events.emit('workspace.archived', { organisationId: w.organisation_id, workspaceId: w.id });
     const action = changes.status === 'archived' ? 'archive' : changes.status === 'active' ? 'restore' : 'update';
     req.audit = { resource: 'workspace', resourceId: w.id, action, workspaceId: w.id, before: workspaceView(w), after: workspaceView(after) };

@@ -1,5 +1,5 @@
 /** /integrations: an organisation's provider credentials (owners and admins). */
-import { json, list, noContent, page, validator } from '@gateway/admin-kit';
+import { conflictOnUnique, json, list, noContent, page, validator } from '@gateway/admin-kit';
 import { and, type AdminRoute, asc, eq, Errors, inArray, ne, type Where } from '@gateway/sdk';
 import { Type } from '@sinclair/typebox';
 import type { Ctx } from '../context.ts';
@@ -7,9 +7,8 @@ import { ConfigurationsSchema, type PricingAdjustments, PricingAdjustmentsSchema
 import { buildCredentials, checkMappings, checkProvider } from '../input.ts';
 import { defaultProviderTargets, findIntegration, resolveAccess } from '../lookups.ts';
 import { integrationSummary, openCredentials, presentIntegration } from '../present.ts';
-import { checkSlug, freeSlug, slugFromName } from '../slugs.ts';
+import { changedSlug, checkSlug, newSlug, type SlugTaken } from '../slugs.ts';
 import { integrationModels, integrations, integrationWorkspaces, workspaceProviders } from '../tables.ts';
-import { isUniqueViolation } from '../unique.ts';
 
 const closed = { additionalProperties: false } as const;
 const Name = Type.String({ minLength: 1, maxLength: 255 });
@@ -61,6 +60,8 @@ const checkUpdate = validator(
   ),
 );
 
+const taken: SlugTaken = (slug) => Errors.conflict(`An integration with slug ${slug} already exists`, 'slug');
+
 const enabledIds = (access: readonly { workspace_id: string; enabled: boolean }[]) => access.filter((a) => a.enabled).map((a) => a.workspace_id);
 
 export function integrationRoutes(ctx: Ctx): AdminRoute[] {
@@ -77,12 +78,8 @@ export function integrationRoutes(ctx: Ctx): AdminRoute[] {
         const org = req.caller.organisationId;
         const providerIds = ctx.providerIds();
         checkProvider(ctx, body.ai_provider_id, 'ai_provider_id');
-        const taken = new Set((await database.select(integrations, { fresh: true, where: (c) => eq(c.organisation_id, org) })).map((r) => r.slug));
-        let slug: string;
-        if (body.slug !== undefined) {
-          slug = checkSlug(body.slug, 'slug', providerIds);
-          if (taken.has(slug)) throw Errors.conflict(`An integration with slug ${slug} already exists`, 'slug');
-        } else slug = freeSlug(slugFromName(body.name, 'integration'), taken, providerIds);
+        const slugs = new Set((await database.select(integrations, { fresh: true, where: (c) => eq(c.organisation_id, org) })).map((r) => r.slug));
+        const slug = newSlug(body.slug, body.name, 'integration', slugs, providerIds, taken);
         const access = await resolveAccess(database, org, body.workspaces ?? [], 'workspaces');
         const mappings = body.secret_mappings ?? [];
         const authMode = body.auth_mode ?? null;
@@ -125,20 +122,19 @@ export function integrationRoutes(ctx: Ctx): AdminRoute[] {
           created_at: now,
           updated_at: now,
         }));
-        try {
-          await database.transaction(async (tx) => {
-            await tx.insert(integrations, row);
-            if (access.length)
-              await tx.insert(
-                integrationWorkspaces,
-                access.map((a) => ({ organisation_id: org, integration_id: id, workspace_id: a.workspace.id, enabled: a.enabled, created_at: now, updated_at: now })),
-              );
-            if (defaults.length) await tx.insert(workspaceProviders, defaults);
-          });
-        } catch (error) {
-          if (isUniqueViolation(error)) throw Errors.conflict(`An integration with slug ${slug}, or a provider with slug ${defaultSlug}, already exists`, 'slug');
-          throw error;
-        }
+        await conflictOnUnique(
+          () =>
+            database.transaction(async (tx) => {
+              await tx.insert(integrations, row);
+              if (access.length)
+                await tx.insert(
+                  integrationWorkspaces,
+                  access.map((a) => ({ organisation_id: org, integration_id: id, workspace_id: a.workspace.id, enabled: a.enabled, created_at: now, updated_at: now })),
+                );
+              if (defaults.length) await tx.insert(workspaceProviders, defaults);
+            }),
+          () => Errors.conflict(`An integration with slug ${slug}, or a provider with slug ${defaultSlug}, already exists`, 'slug'),
+        );
         await ctx.snapshot.changed();
         const view = {
           ...presentIntegration(row, credentials),
@@ -193,12 +189,8 @@ export function integrationRoutes(ctx: Ctx): AdminRoute[] {
         const current = openCredentials(ctx.box, row.credentials);
         if (!current && (body.configurations === undefined || body.key === undefined))
           throw Errors.badRequest('The stored credentials cannot be decrypted (another GATEWAY_ENCRYPTION_KEY?): send key and configurations whole', 'configurations');
-        let slug = row.slug;
-        if (body.slug !== undefined && body.slug !== row.slug) {
-          slug = checkSlug(body.slug, 'slug', ctx.providerIds());
-          const clash = await database.count(integrations, (c) => and(eq(c.organisation_id, org), eq(c.slug, slug), ne(c.id, row.id)), { fresh: true });
-          if (clash) throw Errors.conflict(`An integration with slug ${slug} already exists`, 'slug');
-        }
+        const others = (slug: string) => database.count(integrations, (c) => and(eq(c.organisation_id, org), eq(c.slug, slug), ne(c.id, row.id)), { fresh: true });
+        const slug = await changedSlug(body.slug, row.slug, ctx.providerIds(), others, taken);
         const mappings = body.secret_mappings ?? row.secret_mappings;
         const authMode = body.auth_mode === undefined ? (row.auth_mode as 'entraFederated' | null) : body.auth_mode;
         const credentials = buildCredentials(row.ai_provider_id, body, current, authMode, mappings);
@@ -216,12 +208,7 @@ export function integrationRoutes(ctx: Ctx): AdminRoute[] {
           pricing_adjustments: pricing === undefined ? row.pricing_adjustments : pricing,
           updated_at: Date.now(),
         };
-        try {
-          await database.update(integrations, values, (c) => eq(c.id, row.id));
-        } catch (error) {
-          if (isUniqueViolation(error)) throw Errors.conflict(`An integration with slug ${slug} already exists`, 'slug');
-          throw error;
-        }
+        await conflictOnUnique(() => database.update(integrations, values, (c) => eq(c.id, row.id)), () => taken(slug));
         await ctx.snapshot.changed();
         const after = { ...row, ...values };
         req.audit = { resource: 'integration', resourceId: row.id, action: 'update', workspaceId: null, before: integrationSummary(row), after: integrationSummary(after) };

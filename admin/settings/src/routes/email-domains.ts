@@ -2,12 +2,11 @@
  * /email-domains: the domains an organisation claims (owners and admins). Domains are stored lower case, unique per
  * organisation; a subdomain of another registered domain cannot set allow_subdomains (domains.ts).
  */
-import { iso, json, list, noContent, page, validator } from '@gateway/admin-kit';
+import { conflictOnUnique, iso, json, list, noContent, page, validator } from '@gateway/admin-kit';
 import { type AdminRoute, and, asc, type Database, eq, Errors, or, type Row, type TransactionHelpers, type Where } from '@gateway/sdk';
 import { Type } from '@sinclair/typebox';
 import { normaliseDomain, subdomainConflict } from '../domains.ts';
 import { emailDomains } from '../tables.ts';
-import { isUniqueViolation } from '../unique.ts';
 import type { RouteDeps } from './deps.ts';
 
 type DomainRow = Row<typeof emailDomains>;
@@ -60,14 +59,9 @@ async function checkAgainstOthers(tx: Pick<TransactionHelpers, 'select'>, organi
   if (conflict) throw Errors.badRequest(conflict.message, conflict.param);
 }
 
-async function unique<T>(domain: string, write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw Errors.conflict(`${domain} is already registered by this organisation`, 'domain');
-    throw error;
-  }
-}
+/** A write that a concurrent registration of the same name may beat: 409 as the pre-check would say. */
+const unique = <T>(domain: string, write: () => Promise<T>): Promise<T> =>
+  conflictOnUnique(write, () => Errors.conflict(`${domain} is already registered by this organisation`, 'domain'));
 
 export function emailDomainRoutes({ database }: Pick<RouteDeps, 'database'>): AdminRoute[] {
   const db: Database = database;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import type { JsonObject } from '@gateway/sdk';
-import { formatPath, joinSecrets, MASK, restoreMasked, splitSecrets } from './secrets.ts';
+import { formatPath, joinSecrets, MASK, restoreMasked, splitSecrets } from './masked-secrets.ts';
 
 describe('secrets in stored documents', () => {
   const config: JsonObject = {
