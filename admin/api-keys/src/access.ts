@@ -4,10 +4,10 @@
  * a user reads, and with a rotation scope rotates, their own workspace-user keys. Scopes are checked besides: the
  * route's, and for a rotation the scope of the key's type.
  */
-import { workspaceMembers } from '@gateway/admin-identity';
+import { users, workspaceMembers } from '@gateway/admin-identity';
 import { and, eq, type Database, Errors, type Principal } from '@gateway/sdk';
 import { mayRotate } from './scopes.ts';
-import type { ApiKeyRow } from './tables.ts';
+import { apiKeys, type ApiKeyRow } from './tables.ts';
 
 type KeyRef = Pick<ApiKeyRow, 'type' | 'workspace_id' | 'user_id'>;
 
@@ -40,6 +40,36 @@ export async function requireRotate(principal: Principal, key: KeyRef): Promise<
   if (!mayRotate(principal.caller.scopes, key.type))
     throw Errors.forbidden(`Rotating a ${key.type} key needs the api_keys.rotate or ${key.type.replaceAll('-', '_')}_api_keys.rotate scope`);
   if (!isOwn(principal, key) && !(await canManage(principal, key))) throw Errors.forbidden('Only an admin or the key owner may rotate this key');
+}
+
+/**
+ * A workspace-user key carries its user's roles: making one, or taking a secret of it, hands the caller those roles.
+ * So the caller must hold the user's organisation role itself: an owner's key is an owner's business, an
+ * organisation admin's key needs an organisation admin (an organisation-service key acts as one).
+ */
+export function requireHoldsRole(principal: Principal, userRole: string): void {
+  if (userRole === 'owner' && principal.orgRole !== 'owner') throw Errors.forbidden("Only an owner may make an owner's key or take its secret");
+  if (userRole === 'admin' && !principal.isOrgAdmin) throw Errors.forbidden("Only an organisation owner or admin may make an admin's key or take its secret");
+}
+
+/**
+ * requireHoldsRole for a new key of `user`, with one exception: an owner who holds no key at all may be given a
+ * first one by an organisation admin (the bootstrap key gives the first owner theirs). Admins cannot empty an
+ * owner's keys to use it: changing or deleting an owner's key needs an owner.
+ */
+export async function requireMayMakeKeyFor(database: Database, principal: Principal, user: { id: string; role: string }): Promise<void> {
+  if (user.role === 'owner' && principal.orgRole !== 'owner' && principal.isOrgAdmin) {
+    const held = await database.count(apiKeys, (c) => and(eq(c.user_id, user.id), eq(c.type, 'workspace-user')), { fresh: true });
+    if (held === 0) return;
+  }
+  requireHoldsRole(principal, user.role);
+}
+
+/** requireHoldsRole for an existing key: its user's current role (one's own key needs nothing more). */
+export async function requireHoldsKeyRole(database: Database, principal: Principal, key: KeyRef): Promise<void> {
+  if (key.type !== 'workspace-user' || key.user_id === null || isOwn(principal, key)) return;
+  const user = await database.findOne(users, 'id', key.user_id, { fresh: true });
+  requireHoldsRole(principal, user?.role ?? 'member');
 }
 
 /**

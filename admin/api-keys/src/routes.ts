@@ -20,7 +20,7 @@ import {
   type Database,
   type SQL,
 } from '@gateway/sdk';
-import { adminWorkspaces, requireManage, requireRead, requireRotate } from './access.ts';
+import { adminWorkspaces, requireHoldsKeyRole, requireManage, requireMayMakeKeyFor, requireRead, requireRotate } from './access.ts';
 import type { ApiKeyClock } from './clock.ts';
 import type { KeyNotices } from './notices.ts';
 import { futureInstant, resolvePolicy } from './policy.ts';
@@ -96,6 +96,7 @@ async function create(deps: RouteDeps, req: AdminRequest): Promise<Response> {
     const wsId = workspaceId;
     const member = await deps.database.count(workspaceMembers, (c) => and(eq(c.workspace_id, wsId), eq(c.user_id, user.id)), { fresh: true });
     if (member === 0 && user.role !== 'owner' && user.role !== 'admin') throw Errors.badRequest('user_id: the user is not a member of the workspace', 'user_id');
+    if (user.id !== req.caller.userId) await requireMayMakeKeyFor(deps.database, req.principal, user);
   }
   const policy = resolvePolicy(body.rotation_policy, { now, enforced: await enforcedPeriod(deps, org, body.type, workspaceId) });
 
@@ -170,6 +171,7 @@ async function read(deps: RouteDeps, req: AdminRequest): Promise<Response> {
 async function update(deps: RouteDeps, req: AdminRequest): Promise<Response> {
   const key = await loadKey(deps, req);
   await requireManage(req.principal, key);
+  await requireHoldsKeyRole(deps.database, req.principal, key);
   const body = checkUpdate(req.body);
   const now = deps.clock.now();
   const changes: KeyChanges = {};
@@ -197,6 +199,7 @@ async function update(deps: RouteDeps, req: AdminRequest): Promise<Response> {
 async function remove(deps: RouteDeps, req: AdminRequest): Promise<Response> {
   const key = await loadKey(deps, req);
   await requireManage(req.principal, key);
+  await requireHoldsKeyRole(deps.database, req.principal, key);
   await deps.keys.remove(key);
   audit(req, key, 'delete', view(key, deps.clock.now()), null);
   return noContent();
@@ -205,6 +208,7 @@ async function remove(deps: RouteDeps, req: AdminRequest): Promise<Response> {
 async function rotate(deps: RouteDeps, req: AdminRequest): Promise<Response> {
   const key = await loadKey(deps, req);
   await requireRotate(req.principal, key);
+  await requireHoldsKeyRole(deps.database, req.principal, key);
   const body = checkRotate(req.body);
   const now = deps.clock.now();
   if (key.status !== 'active') throw Errors.conflict('A revoked key cannot be rotated; set its status to active first', 'status');
@@ -220,6 +224,7 @@ async function rotate(deps: RouteDeps, req: AdminRequest): Promise<Response> {
 async function reveal(deps: RouteDeps, req: AdminRequest): Promise<Response> {
   const key = await loadKey(deps, req);
   await requireRotate(req.principal, key);
+  await requireHoldsKeyRole(deps.database, req.principal, key);
   const revealed = await deps.keys.reveal(key);
   if (!revealed) throw Errors.notFound('No rotated secret waits to be picked up for this key (it is handed out once)');
   const now = deps.clock.now();
