@@ -1,27 +1,13 @@
 /** Messages between the queue (main thread) and the writer thread (writer.worker.ts). */
 import type { ReaderOptions } from '@gateway/db';
-import type { WireEntry } from './wire.ts';
+import type { WirePart } from './wire.ts';
 import type { ErrorInfo, WriterEvent, WriteSettings } from './writer.ts';
 
 export type ToWorker =
   /** First message: open the database (the writer thread's own connection). */
   | { type: 'init'; url: string; reader?: ReaderOptions; settings: WriteSettings }
-  /** One part of batch `id`; the batch is written when its `last` part arrives (`total`: entries in the batch). */
-  | { type: 'write'; id: number; entries: WireEntry[]; pack: Uint8Array | null; last: boolean; total: number }
-  /**
-   * The same with the entries as one JSON text, their response bodies left out of it and sent joined in one string
-   * with their lengths (JSON-escaping the bodies was the main thread's largest cost of logging).
-   */
-  | {
-      type: 'write-json';
-      id: number;
-      json: string;
-      bodies: string;
-      bodyLengths: number[];
-      pack: Uint8Array | null;
-      last: boolean;
-      total: number;
-    }
+  /** One part of batch `id` (see wire.ts); the batch is written when its `last` part arrives (`total`: entries in the batch). */
+  | ({ type: 'write'; id: number; last: boolean; total: number } & WirePart)
   /** Close the database; answered with `closed`. */
   | { type: 'close' };
 

@@ -23,19 +23,23 @@ describe('wire form (what is posted to the writer thread)', () => {
   test('rows are the same as from the entries themselves', () => {
     const part = toWirePart(entries, 0, entries.length, 1024, noBad);
     const back = fromWirePart(structuredClone(part));
-    expect(back.map((e) => toRow(e, 1024))).toEqual(entries.map((e) => toRow(e, 1024)));
+    expect(back.seqs).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(back.entries.map((e) => toRow(e, 1024))).toEqual(entries.map((e) => toRow(e, 1024)));
   });
 
-  test('flat and cheap to clone: byte bodies capped and packed into one buffer, none for non-text bodies', () => {
+  test('flat and cheap to clone: one JSON text without keys, response bodies beside it, byte bodies capped and packed into one buffer', () => {
     const part = toWirePart(entries, 0, entries.length, 1024, noBad);
     expect(part.pack!.byteLength).toBe(Buffer.byteLength('{"a":"é"}') + 1024);
-    for (const w of part.entries) {
-      for (const [key, value] of Object.entries(w)) {
-        if (key === 'requestBody' && w.seq === 1) expect(value).toEqual({ model: 'm', n: 1 }); // a replaced body
-        else expect(value === null || ['string', 'number'].includes(typeof value)).toBe(true);
-      }
-    }
-    expect(part.entries.find((w) => w.seq === 4)).toMatchObject({ bodyLength: 0, bodyBytes: 3000 });
+    expect(Object.values(part).every((v) => typeof v === 'string' || Array.isArray(v) || v instanceof Uint8Array)).toBe(true);
+    const rows = JSON.parse(part.json) as unknown[][];
+    expect(rows.every(Array.isArray)).toBe(true);
+    expect(part.json).not.toContain('traceId'); // positional: no keys
+    expect(part.json).not.toContain('prompt_tokens'); // the response body travels outside the JSON
+    expect(part.bodies).toBe('{"usage":{"prompt_tokens":1}}');
+    expect(part.bodyLengths).toEqual([29, -1, -1, -1, -1, -1, -1]);
+    expect(rows[1]![22]).toEqual({ model: 'm', n: 1 }); // a replaced body travels as the object
+    const png = fromWirePart(part).entries[4]!;
+    expect([png.requestBody, png.requestBodyBytes]).toEqual([new Uint8Array(0), 3000]); // non-text: its size only
   });
 
   test('a view into a larger buffer sends only its own bytes', () => {
@@ -43,16 +47,18 @@ describe('wire form (what is posted to the writer thread)', () => {
     const entry = testEntry(1, { requestBody: backing.subarray(10, 20) });
     const part = toWirePart([entry], 0, 1, 65_536, noBad);
     expect(part.pack!.buffer.byteLength).toBe(10);
-    expect(toRow(fromWirePart(part)[0]!, 65_536).request_body).toBe('A'.repeat(10));
+    expect(toRow(fromWirePart(part).entries[0]!, 65_536).request_body).toBe('A'.repeat(10));
   });
 
   test('a range, entries left out, and an entry that cannot be converted (reported, not posted)', () => {
     const circular: Record<string, unknown> = {};
     circular.self = circular;
-    const list = [testEntry(0), testEntry(1, { metadata: circular as Record<string, string> }), testEntry(2), testEntry(3)];
+    const list = [testEntry(0), testEntry(1, { metadata: circular as Record<string, string>, responseBody: 'lost' }), testEntry(2), testEntry(3, { responseBody: 'kept' })];
     const bad: number[] = [];
     const part = toWirePart(list, 1, 4, 1024, (seq) => bad.push(seq), (seq) => seq !== 2);
     expect(bad).toEqual([1]);
-    expect(part.entries.map((w) => [w.seq, w.traceId])).toEqual([[3, 'trace-3']]);
+    const back = fromWirePart(part);
+    expect(back.seqs).toEqual([3]);
+    expect(back.entries.map((e) => [e.traceId, e.responseBody])).toEqual([['trace-3', 'kept']]);
   });
 });

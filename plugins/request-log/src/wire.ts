@@ -1,58 +1,59 @@
 /**
- * Entries as they are posted to the writer thread. Structured clone is slow for nested objects and costs a fixed
- * overhead per ArrayBuffer (measured in Bun: ~5 µs per entry for a batch of nested entries with byte bodies), so an
- * entry travels flat: scalar fields and strings, `metadata`, `attempts` and `hookResults` as JSON text, and the
- * byte bodies of a part packed into one buffer that is transferred, not copied. Byte bodies are cut to the stored size
- * first, so a 30 MB upload costs no more than its first `maxBodyBytes` bytes; non-text bodies (stored as a size note)
- * send no bytes at all. Only a parsed body that a stage replaced travels as an object.
+ * Entries as they are posted to the writer thread. Structured clone is slow for nested objects (~5 µs an entry in
+ * Bun) and JSON with keys spends most of its time writing the keys, so a part travels as: its entries as one JSON
+ * text of positional rows (no keys), their response bodies joined in one string beside it (escaping them as JSON was
+ * the main thread's largest cost), and the byte request bodies packed into one buffer that is transferred, not
+ * copied. Byte bodies are cut to the stored size first, so a 30 MB upload costs no more than its first
+ * `maxBodyBytes` bytes; non-text bodies (stored as a size note) send no bytes at all. About 1 µs an entry.
  */
 import type { AttemptRecord, JsonObject } from '@gateway/sdk';
 import type { LogEntry } from './entry.ts';
 import { isTextual } from './row.ts';
 
-export interface WireEntry {
-  /** Position of the entry in the batch being written (parts and dropped entries leave gaps in a part's list). */
-  seq: number;
-  traceId: string;
-  spanId: string | null;
-  parentSpanId: string | null;
-  spanName: string | null;
-  organisationId: string | null;
-  workspaceId: string | null;
-  apiKeyId: string | null;
-  provider: string | null;
-  model: string | null;
-  endpoint: string;
-  method: string;
-  path: string;
-  status: number;
-  latencyMs: number;
-  upstreamLatencyMs: number | null;
-  cacheStatus: string | null;
-  targetIndex: string | null;
-  retryCount: number;
-  /** JSON text. */
-  metadata: string | null;
-  /** JSON text. */
-  attempts: string | null;
-  /** JSON text. */
-  hookResults: string | null;
+/** One entry on the wire, its fields in this order. */
+export type WireRow = [
+  seq: number,
+  traceId: string,
+  spanId: string | null,
+  parentSpanId: string | null,
+  spanName: string | null,
+  organisationId: string | null,
+  workspaceId: string | null,
+  apiKeyId: string | null,
+  provider: string | null,
+  model: string | null,
+  endpoint: string,
+  method: string,
+  path: string,
+  status: number,
+  latencyMs: number,
+  upstreamLatencyMs: number | null,
+  cacheStatus: string | null,
+  targetIndex: string | null,
+  retryCount: number,
+  metadata: Readonly<Record<string, string>> | null,
+  attempts: readonly AttemptRecord[] | null,
+  hookResults: readonly unknown[] | null,
   /** A text or object body; null when the body is bytes in the pack (or there is none). */
-  requestBody: JsonObject | string | null;
+  requestBody: JsonObject | string | null,
   /** Where the byte body sits in the part's pack: offset, length kept, and its whole size (-1: no byte body). */
-  bodyOffset: number;
-  bodyLength: number;
-  bodyBytes: number;
-  requestContentType: string | null;
-  responseBody: string | null;
-  errorCode: string | null;
-  errorMessage: string | null;
-  createdAt: number;
-}
+  bodyOffset: number,
+  bodyLength: number,
+  bodyBytes: number,
+  requestContentType: string | null,
+  errorCode: string | null,
+  errorMessage: string | null,
+  createdAt: number,
+];
 
 export interface WirePart {
-  entries: WireEntry[];
-  /** The byte bodies of the part, back to back; transferred. */
+  /** The rows, as JSON text. */
+  json: string;
+  /** The response bodies of the rows that have one, back to back … */
+  bodies: string;
+  /** … and each row's body length (-1: none). */
+  bodyLengths: number[];
+  /** The byte request bodies of the part, back to back; transferred. */
   pack: Uint8Array | null;
 }
 
@@ -60,8 +61,9 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : v == nul
 const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
 
 /**
- * Entries `from` to `to` of a batch (those `include` accepts) as posted. Only the copying of (capped) byte bodies into one buffer and small
- * JSON texts; no parsing, no body serialising. An entry that cannot be converted is left out and reported.
+ * Entries `from` to `to` of a batch (those `include` accepts) as posted. Only the copying of (capped) byte bodies
+ * into one buffer and one JSON text; no parsing, no body serialising. An entry that cannot be written as JSON (a
+ * stage's body object with a cycle, say) is left out and reported.
  */
 export function toWirePart(
   batch: readonly LogEntry[],
@@ -80,18 +82,45 @@ export function toWirePart(
   }
   const pack = packBytes > 0 ? new Uint8Array(packBytes) : null;
   let offset = 0;
-  const out: WireEntry[] = [];
+  let rows: WireRow[] = [];
+  let responses: (string | null)[] = [];
   for (let i = from; i < to; i++) {
     if (!include(i)) continue;
+    const e = batch[i]!;
     try {
-      out.push(wireEntry(batch[i]!, i));
+      rows.push(wireRow(e, i));
+      responses.push(str(e.responseBody));
     } catch (err) {
       onBad(i, err);
     }
   }
-  return { entries: out, pack };
+  let json: string;
+  try {
+    json = JSON.stringify(rows);
+  } catch {
+    // Rare: find the rows JSON refuses, report them, send the rest.
+    const kept: number[] = [];
+    rows.forEach((row, k) => {
+      try {
+        JSON.stringify(row);
+        kept.push(k);
+      } catch (err) {
+        onBad(row[0], err);
+      }
+    });
+    rows = kept.map((k) => rows[k]!);
+    responses = kept.map((k) => responses[k]!);
+    json = JSON.stringify(rows);
+  }
+  const bodyLengths: number[] = [];
+  const bodies: string[] = [];
+  for (const body of responses) {
+    bodyLengths.push(body === null ? -1 : body.length);
+    if (body !== null) bodies.push(body);
+  }
+  return { json, bodies: bodies.join(''), bodyLengths, pack };
 
-  function wireEntry(e: LogEntry, seq: number): WireEntry {
+  function wireRow(e: LogEntry, seq: number): WireRow {
     const body = e.requestBody;
     let requestBody: JsonObject | string | null = null;
     let bodyOffset = 0;
@@ -106,74 +135,88 @@ export function toWirePart(
         offset += bodyLength;
       }
     } else if (body != null) requestBody = body;
-    return {
+    return [
       seq,
-      traceId: str(e.traceId) ?? '',
-      spanId: str(e.spanId),
-      parentSpanId: str(e.parentSpanId),
-      spanName: str(e.spanName),
-      organisationId: str(e.organisationId),
-      workspaceId: str(e.workspaceId),
-      apiKeyId: str(e.apiKeyId),
-      provider: str(e.provider),
-      model: str(e.model),
-      endpoint: str(e.endpoint) ?? '',
-      method: str(e.method) ?? '',
-      path: str(e.path) ?? '',
-      status: num(e.status) ?? 0,
-      latencyMs: num(e.latencyMs) ?? 0,
-      upstreamLatencyMs: num(e.upstreamLatencyMs),
-      cacheStatus: str(e.cacheStatus),
-      targetIndex: str(e.targetIndex),
-      retryCount: num(e.retryCount) ?? 0,
-      metadata: e.metadata ? JSON.stringify(e.metadata) : null,
-      attempts: e.attempts ? JSON.stringify(e.attempts) : null,
-      hookResults: e.hookResults ? JSON.stringify(e.hookResults) : null,
+      str(e.traceId) ?? '',
+      str(e.spanId),
+      str(e.parentSpanId),
+      str(e.spanName),
+      str(e.organisationId),
+      str(e.workspaceId),
+      str(e.apiKeyId),
+      str(e.provider),
+      str(e.model),
+      str(e.endpoint) ?? '',
+      str(e.method) ?? '',
+      str(e.path) ?? '',
+      num(e.status) ?? 0,
+      num(e.latencyMs) ?? 0,
+      num(e.upstreamLatencyMs),
+      str(e.cacheStatus),
+      str(e.targetIndex),
+      num(e.retryCount) ?? 0,
+      e.metadata ?? null,
+      e.attempts ?? null,
+      e.hookResults ?? null,
       requestBody,
       bodyOffset,
       bodyLength,
       bodyBytes,
-      requestContentType: str(e.requestContentType),
-      responseBody: str(e.responseBody),
-      errorCode: str(e.errorCode),
-      errorMessage: str(e.errorMessage),
-      createdAt: num(e.createdAt) ?? 0,
-    };
+      str(e.requestContentType),
+      str(e.errorCode),
+      str(e.errorMessage),
+      num(e.createdAt) ?? 0,
+    ];
   }
 }
 
-/** Back to entries, in the writer thread. */
-export function fromWirePart(part: WirePart): LogEntry[] {
-  const pack = part.pack;
-  return part.entries.map((w) => ({
-    traceId: w.traceId,
-    spanId: w.spanId,
-    parentSpanId: w.parentSpanId,
-    spanName: w.spanName,
-    organisationId: w.organisationId,
-    workspaceId: w.workspaceId,
-    apiKeyId: w.apiKeyId,
-    provider: w.provider,
-    model: w.model,
-    endpoint: w.endpoint,
-    method: w.method,
-    path: w.path,
-    status: w.status,
-    latencyMs: w.latencyMs,
-    upstreamLatencyMs: w.upstreamLatencyMs,
-    cacheStatus: w.cacheStatus,
-    targetIndex: w.targetIndex,
-    retryCount: w.retryCount,
-    metadata: w.metadata === null ? null : (JSON.parse(w.metadata) as Record<string, string>),
-    attempts: w.attempts === null ? null : (JSON.parse(w.attempts) as AttemptRecord[]),
-    hookResults: w.hookResults == null ? null : (JSON.parse(w.hookResults) as unknown[]),
-    requestBody:
-      w.bodyBytes >= 0 ? (pack && w.bodyLength > 0 ? pack.subarray(w.bodyOffset, w.bodyOffset + w.bodyLength) : new Uint8Array(0)) : w.requestBody,
-    requestBodyBytes: w.bodyBytes >= 0 ? w.bodyBytes : null,
-    requestContentType: w.requestContentType,
-    responseBody: w.responseBody,
-    errorCode: w.errorCode,
-    errorMessage: w.errorMessage,
-    createdAt: w.createdAt,
-  }));
+/** Back to entries, in the writer thread: each with its position in the batch (`seq`). */
+export function fromWirePart(part: WirePart): { seqs: number[]; entries: LogEntry[] } {
+  const rows = JSON.parse(part.json) as WireRow[];
+  const { pack, bodies, bodyLengths } = part;
+  let at = 0;
+  const seqs: number[] = [];
+  const entries = rows.map((w, i): LogEntry => {
+    const length = bodyLengths[i] ?? -1;
+    const responseBody = length < 0 ? null : bodies.slice(at, (at += length));
+    const [seq, traceId, spanId, parentSpanId, spanName, organisationId, workspaceId, apiKeyId, provider, model, endpoint, method, path] = w;
+    const [status, latencyMs, upstreamLatencyMs, cacheStatus, targetIndex, retryCount, metadata, attempts, hookResults] = w.slice(13, 22) as [
+      number, number, number | null, string | null, string | null, number, Record<string, string> | null, AttemptRecord[] | null, unknown[] | null,
+    ];
+    const [requestBody, bodyOffset, bodyLength, bodyBytes, requestContentType, errorCode, errorMessage, createdAt] = w.slice(22) as [
+      JsonObject | string | null, number, number, number, string | null, string | null, string | null, number,
+    ];
+    seqs.push(seq);
+    return {
+      traceId,
+      spanId,
+      parentSpanId,
+      spanName,
+      organisationId,
+      workspaceId,
+      apiKeyId,
+      provider,
+      model,
+      endpoint,
+      method,
+      path,
+      status,
+      latencyMs,
+      upstreamLatencyMs,
+      cacheStatus,
+      targetIndex,
+      retryCount,
+      metadata,
+      attempts,
+      hookResults,
+      requestBody: bodyBytes >= 0 ? (pack && bodyLength > 0 ? pack.subarray(bodyOffset, bodyOffset + bodyLength) : new Uint8Array(0)) : requestBody,
+      requestBodyBytes: bodyBytes >= 0 ? bodyBytes : null,
+      requestContentType,
+      responseBody,
+      errorCode,
+      errorMessage,
+      createdAt,
+    };
+  });
+  return { seqs, entries };
 }

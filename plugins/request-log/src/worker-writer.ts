@@ -8,7 +8,7 @@ import type { Logger } from '@gateway/sdk';
 import type { ReaderOptions } from '@gateway/db';
 import type { LogEntry } from './entry.ts';
 import type { FromWorker, ToWorker } from './protocol.ts';
-import { toWirePart } from './wire.ts';
+import { toWirePart, type WirePart } from './wire.ts';
 import { reason, yieldToEventLoop, type BatchWriter, type ErrorInfo, type WriterEvent, type WriteSettings } from './writer.ts';
 
 export interface WorkerTarget {
@@ -20,7 +20,7 @@ export interface WorkerTarget {
 export interface WorkerWriterOptions {
   settings: WriteSettings;
   logger: Logger;
-  /** Entries per postMessage: bounds each structured-clone pause of the main thread (~5 µs an entry). */
+  /** Entries per postMessage: bounds each pause of the main thread (~1 µs an entry), so requests wait little behind it. */
   entriesPerPost?: number;
   /** How long `close` waits for the thread to close its database before terminating it (ms). */
   closeTimeoutMs?: number;
@@ -67,7 +67,7 @@ export class WorkerWriter implements BatchWriter {
     private readonly fallback: BatchWriter,
     private readonly o: WorkerWriterOptions,
   ) {
-    this.entriesPerPost = Math.max(1, o.entriesPerPost ?? 100);
+    this.entriesPerPost = Math.max(1, o.entriesPerPost ?? 50);
     this.start();
   }
 
@@ -143,20 +143,8 @@ export class WorkerWriter implements BatchWriter {
   }
 
   private send(worker: Worker, message: ToWorker, transfer?: ArrayBuffer[]): void {
-    let wire: ToWorker = message;
-    if (message.type === 'write') {
-      const bodies: string[] = [];
-      const bodyLengths: number[] = [];
-      const entries = message.entries.map((entry) => {
-        const body = entry.responseBody;
-        bodyLengths.push(body === null ? -1 : body.length);
-        if (body !== null) bodies.push(body);
-        return body === null ? entry : { ...entry, responseBody: null };
-      });
-      wire = { type: 'write-json', id: message.id, json: JSON.stringify(entries), bodies: bodies.join(''), bodyLengths, pack: message.pack, last: message.last, total: message.total };
-    }
-    if (transfer?.length) worker.postMessage(wire, transfer);
-    else worker.postMessage(wire);
+    if (transfer?.length) worker.postMessage(message, transfer);
+    else worker.postMessage(message);
   }
 
   /** Posts a job's entries from `job.next` on, in parts, letting the main thread serve requests between parts. */
@@ -177,7 +165,7 @@ export class WorkerWriter implements BatchWriter {
       const last = to === total;
       try {
         const part = toWirePart(batch, from, to, this.o.settings.maxBodyBytes, onBad, (i) => i >= job.next && !job.bad.has(i));
-        this.postPart(worker, job, part.entries, part.pack, last, total);
+        this.postPart(worker, job, part, last, total);
       } catch (err) {
         // Conversion failed for a reason not tied to one entry (should not happen): what is left is lost.
         this.lose(job, err);
@@ -188,31 +176,12 @@ export class WorkerWriter implements BatchWriter {
     } while (from < total);
   }
 
-  private postPart(worker: Worker, job: Job, entries: ReturnType<typeof toWirePart>['entries'], pack: Uint8Array | null, last: boolean, total: number): void {
-    const message: ToWorker = { type: 'write', id: job.id, entries, pack, last, total };
+  private postPart(worker: Worker, job: Job, part: WirePart, last: boolean, total: number): void {
     try {
-      this.send(worker, message, pack ? [pack.buffer as ArrayBuffer] : undefined);
+      this.send(worker, { type: 'write', id: job.id, last, total, ...part }, part.pack ? [part.pack.buffer as ArrayBuffer] : undefined);
     } catch (err) {
-      // A body a stage replaced with something structured clone refuses: send such bodies as JSON text instead.
-      const kept = entries.filter((w) => {
-        if (w.requestBody === null || typeof w.requestBody === 'string') return true;
-        try {
-          w.requestBody = JSON.stringify(w.requestBody) ?? null;
-          return true;
-        } catch (e) {
-          job.bad.add(w.seq);
-          job.emit({ kind: 'bad-entry', error: reason(e), traceId: w.traceId.slice(0, 128), index: w.seq });
-          return false;
-        }
-      });
-      // The pack may have been detached by the failed transfer: such bodies are cut to what is left (nothing).
-      const usable = pack && pack.byteLength > 0 ? pack : null;
-      if (!usable) for (const w of kept) if (w.bodyLength > 0) w.bodyLength = 0;
-      try {
-        this.send(worker, { ...message, entries: kept, pack: usable }, usable ? [usable.buffer as ArrayBuffer] : undefined);
-      } catch {
-        this.lose(job, err);
-      }
+      // Strings, numbers and one buffer always clone; only a closing thread gets here.
+      this.lose(job, err);
     }
   }
 

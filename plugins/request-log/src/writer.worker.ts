@@ -6,7 +6,7 @@
 import type { Database } from '@gateway/sdk';
 import type { FromWorker, ToWorker } from './protocol.ts';
 import { requestLogs } from './table.ts';
-import { fromWirePart, type WireEntry } from './wire.ts';
+import { fromWirePart } from './wire.ts';
 import { reason, writeEntries, type WriterEvent, type WriteSettings } from './writer.ts';
 import type { LogEntry } from './entry.ts';
 import { lowerThreadPriority } from './low-priority.ts';
@@ -48,24 +48,6 @@ async function handle(message: ToWorker): Promise<void> {
       return;
     case 'write':
       return write(message);
-    case 'write-json': {
-      let entries: WireEntry[];
-      try {
-        entries = JSON.parse(message.json) as WireEntry[];
-        // Response bodies travel joined, outside the JSON: put each back on its entry.
-        let offset = 0;
-        entries.forEach((entry, i) => {
-          const length = message.bodyLengths[i] ?? -1;
-          if (length < 0) return;
-          entry.responseBody = message.bodies.slice(offset, offset + length);
-          offset += length;
-        });
-      } catch (err) {
-        send({ type: 'failed', id: message.id, error: reason(err) });
-        return;
-      }
-      return write({ type: 'write', id: message.id, entries, pack: message.pack, last: message.last, total: message.total });
-    }
     case 'close':
       try {
         await database?.close();
@@ -83,8 +65,9 @@ async function write(message: Extract<ToWorker, { type: 'write' }>): Promise<voi
   let batch = assembling.get(id);
   if (!batch) assembling.set(id, (batch = { entries: [], seqs: [] }));
   try {
-    for (const entry of fromWirePart(message)) batch.entries.push(entry);
-    for (const w of message.entries) batch.seqs.push(w.seq);
+    const part = fromWirePart(message);
+    for (const entry of part.entries) batch.entries.push(entry);
+    for (const seq of part.seqs) batch.seqs.push(seq);
   } catch (err) {
     assembling.delete(id);
     send({ type: 'failed', id, error: reason(err) });
