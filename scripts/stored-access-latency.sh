@@ -2,7 +2,7 @@
 # What stored provider access costs on the hot path: the same chat call with the provider named in headers
 # (provider + Authorization + custom host), through an `@slug` provider built on a stored integration, through a
 # saved config's id, and with the same config sent as JSON in x-gateway-config. c=1 latency (p50/p99) and c=64
-# throughput, pinned like ../shared/bench (load generator and mock on CPU 0, gateway on CPU 1). Needs wrk, taskset.
+# throughput (ROUNDS, CONNECTIONS and WAYS choose what runs), pinned like ../shared/bench (load generator and mock on CPU 0, gateway on CPU 1). Needs wrk, taskset.
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUN="$ROOT/node_modules/.bin/bun"
 MOCK="$ROOT/../shared/bench/src/mock.ts"
@@ -43,6 +43,7 @@ run() { # $1 name $2 connections
   R=$(taskset -c 0 wrk -t1 -c"$2" -d6s --latency -s "$DIR/$1.lua" http://127.0.0.1:18971/v1/chat/completions)
   printf '%-8s c=%-3s p50 %8s  p99 %8s  req/s %9s %s\n' "$1" "$2" "$(echo "$R" | awk '$1=="50%"{print $2}')" "$(echo "$R" | awk '$1=="99%"{print $2}')" "$(echo "$R" | awk '/Requests\/sec/{print $2}')" "$(echo "$R" | grep -i non-2xx)"
 }
-for round in 1 2; do
-  for c in 1 64; do for name in headers slug saved json; do run $name $c; done; done
+ROUNDS=${ROUNDS:-2}
+for round in $(seq "$ROUNDS"); do
+  for c in ${CONNECTIONS:-1 64}; do for name in ${WAYS:-headers slug saved json}; do run $name $c; done; done
 done
