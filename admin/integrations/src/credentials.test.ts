@@ -63,6 +63,10 @@ describe('credentials', () => {
   test('the target: configurations as fields, the key as api_key', () => {
     expect(toTarget('openai', { key: 'k', configurations: { custom_host: 'http://h' } })).toEqual({ provider: 'openai', api_key: 'k', custom_host: 'http://h' });
     expect(toTarget('bedrock', { configurations: { svcA_region: 'us-east-1' } })).toEqual({ provider: 'bedrock', svcA_region: 'us-east-1' });
+    // entraFederated reaches the Azure adapter as a target field only stored integrations carry.
+    const federated = { configurations: { svcB_entra_tenant_id: 't', svcB_entra_client_id: 'c' } };
+    expect(toTarget('azure-openai', federated, 'entraFederated')).toEqual({ provider: 'azure-openai', svcB_entra_tenant_id: 't', svcB_entra_client_id: 'c', svcB_entra_auth_mode: 'entraFederated' });
+    expect(toTarget('azure-openai', federated, null)).not.toHaveProperty('svcB_entra_auth_mode');
   });
 });
 

@@ -191,10 +191,14 @@ export function maskCredentials(credentials: Credentials): { key: string | null;
   return { key: credentials.key === undefined ? null : maskValue(credentials.key), configurations };
 }
 
-/** The target a request runs with: the configurations as target fields, the key as `api_key`. */
-export function toTarget(provider: string, credentials: Credentials): TargetConfig {
-  const target = { ...credentials.configurations, provider } as TargetConfig;
+/**
+ * The target a request runs with: the configurations as target fields, the key as `api_key`, and an `entraFederated`
+ * integration's mode as `svcB_entra_auth_mode` (a field only stored targets carry: the config schema refuses it).
+ */
+export function toTarget(provider: string, credentials: Credentials, authMode: AuthMode | null = null): TargetConfig {
+  const target = { ...credentials.configurations, provider } as TargetConfig & { svcB_entra_auth_mode?: AuthMode };
   if (credentials.key !== undefined) target.api_key = credentials.key;
+  if (authMode === 'entraFederated') target.svcB_entra_auth_mode = authMode;
   return target;
 }
 

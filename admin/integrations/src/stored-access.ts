@@ -6,7 +6,7 @@
  */
 import { type Caller, Errors, GatewayError, type Json, type TargetConfig } from '@gateway/sdk';
 import { type SecretMapping, type SecretResolver, setPath } from '@gateway/admin-kit';
-import { type Credentials, toTarget } from './credentials.ts';
+import { type AuthMode, type Credentials, toTarget } from './credentials.ts';
 import { type IntegrationEntry, key, type StoredSet } from './stored-set.ts';
 
 type MaybePromise<T> = T | Promise<T>;
@@ -29,6 +29,7 @@ function withSecrets(
   credentials: Readonly<Credentials>,
   mappings: readonly SecretMapping[],
   customHost: string | undefined,
+  authMode: AuthMode | null = null,
 ): Promise<TargetConfig> {
   const resolver = deps.secrets();
   if (!resolver) return Promise.reject(Errors.internal('This provider uses secret references, which are not available on this gateway'));
@@ -38,7 +39,7 @@ function withSecrets(
       const value = values[mapping.target_field];
       if (value !== undefined) setPath(copy, mapping.target_field, value);
     }
-    const target = toTarget(provider, copy as unknown as Credentials);
+    const target = toTarget(provider, copy as unknown as Credentials, authMode);
     return customHost ? { ...target, custom_host: customHost } : target;
   });
 }
@@ -67,7 +68,7 @@ export function createStoredAccess(deps: StoredAccessDeps) {
       const m = model === undefined ? undefined : integration.models.get(model);
       if (m && !m.enabled) throw Errors.forbidden(`The model ${model} is not enabled for @${slug}`);
       if (integration.mappings.length > 0)
-        return withSecrets(deps, caller, integration.provider, integration.credentials, integration.mappings, m?.customHost).then((target) => ({
+        return withSecrets(deps, caller, integration.provider, integration.credentials, integration.mappings, m?.customHost, integration.authMode).then((target) => ({
           provider: integration.provider,
           target,
         }));

@@ -116,7 +116,7 @@ export async function loadStoredSet(database: Database, box: SecretBox, logger?:
   const bySlug = new Map<string, IntegrationEntry>();
   for (const row of integrationRows) {
     const credentials = open(row.credentials, `integration ${row.id}`);
-    const target = credentials ? deepFreeze(toTarget(row.ai_provider_id, credentials)) : undefined;
+    const target = credentials ? deepFreeze(toTarget(row.ai_provider_id, credentials, (row.auth_mode as AuthMode | null) ?? null)) : undefined;
     const models = new Map<string, ModelEntry>();
     for (const m of modelsOf.get(row.id) ?? []) {
       const customHost = m.configurations?.custom_host;

@@ -7,6 +7,7 @@
 import { applyKeyAuth, type KeyAuth, targetKey } from '@gateway/provider-openai-compatible';
 import {
   Errors,
+  GatewayError,
   type EndpointKind,
   type EndpointTranslator,
   type JsonObject,
@@ -26,6 +27,8 @@ export interface AzureAdapterOptions {
   defaultForm: AzureForm;
   /** Shared Entra token cache (one per process, shared by both ids). */
   tokens?: EntraTokens;
+  /** AZURE_FEDERATED_TOKEN_FILE: the gateway's federated identity token, for `entraFederated` integrations. */
+  federatedTokenFile?: string;
 }
 
 const API_KEY: KeyAuth = { kind: 'header', name: 'api-key' };
@@ -33,12 +36,29 @@ const BEARER: KeyAuth = { kind: 'bearer' };
 /** Credential headers this adapter owns: whatever a client or a forward rule put there is replaced. */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'api-key']);
 
-/** The client-credentials of a target, all three or none (a partial set is a config mistake worth a clear 400). */
-export function entraCredentials(providerId: string, target: TargetConfig, form: AzureForm): EntraCredentials | undefined {
+/**
+ * The service principal of a target: tenant, client and secret all three or none (a partial set is a config mistake
+ * worth a clear 400); or, for an `entraFederated` integration, tenant and client with the federated token file.
+ */
+export function entraCredentials(providerId: string, target: TargetConfig, form: AzureForm, federatedTokenFile?: string): EntraCredentials | undefined {
   const t = target as AzureTarget;
   const tenantId = field(t, 'svcB_entra_tenant_id');
   const clientId = field(t, 'svcB_entra_client_id');
   const clientSecret = field(t, 'svcB_entra_client_secret');
+  const scope = field(t, 'svcB_entra_scope') ?? (form === 'managed' ? AZURE_ML_SCOPE : COGNITIVE_SERVICES_SCOPE);
+  if (t.svcB_entra_auth_mode === 'entraFederated') {
+    if (tenantId === undefined || clientId === undefined)
+      throw Errors.badRequest(`${providerId}: entraFederated needs svcB_entra_tenant_id and svcB_entra_client_id`, tenantId === undefined ? 'svcB_entra_tenant_id' : 'svcB_entra_client_id');
+    if (!federatedTokenFile)
+      throw new GatewayError({
+        code: 'provider_authentication_failed',
+        type: 'authentication_error',
+        status: 502,
+        message: `${providerId}: entraFederated needs the gateway's federated identity token; set AZURE_FEDERATED_TOKEN_FILE`,
+        extra: { provider: providerId },
+      });
+    return { tenantId, clientId, scope, federatedTokenFile };
+  }
   if (tenantId === undefined && clientId === undefined && clientSecret === undefined) return undefined;
   if (tenantId === undefined || clientId === undefined || clientSecret === undefined) {
     const missing = [
@@ -48,7 +68,6 @@ export function entraCredentials(providerId: string, target: TargetConfig, form:
     ].filter(Boolean);
     throw Errors.badRequest(`${providerId}: Microsoft Entra ID client credentials need ${missing.join(' and ')} as well`, missing[0] as string);
   }
-  const scope = field(t, 'svcB_entra_scope') ?? (form === 'managed' ? AZURE_ML_SCOPE : COGNITIVE_SERVICES_SCOPE);
   return { tenantId, clientId, clientSecret, scope };
 }
 
@@ -83,7 +102,7 @@ export function createAzureAdapter(options: AzureAdapterOptions): ProviderAdapte
     authorize(call: ProviderCall, target: TargetConfig): ProviderCall | Promise<ProviderCall> {
       const form = formOf(target, defaultForm);
       const extra = formHeaders(target, form);
-      const entra = entraCredentials(id, target, form);
+      const entra = entraCredentials(id, target, form, options.federatedTokenFile);
       if (entra) {
         const cached = tokens.peek(entra);
         if (cached !== undefined) return withCredential(call, BEARER, cached, extra);

@@ -13,12 +13,16 @@ export const COGNITIVE_SERVICES_SCOPE = 'https://cognitiveservices.azure.com/.de
 /** Azure Machine Learning managed online endpoints. */
 export const AZURE_ML_SCOPE = 'https://ml.azure.com/.default';
 
-export interface EntraCredentials {
-  tenantId: string;
-  clientId: string;
-  clientSecret: string;
-  scope: string;
-}
+/**
+ * A service principal: with a client secret, or federated (workload identity: the client assertion is a token the
+ * platform writes to a file, `AZURE_FEDERATED_TOKEN_FILE`, read again for each token request because it rotates).
+ */
+export type EntraCredentials = { tenantId: string; clientId: string; scope: string } & (
+  | { clientSecret: string; federatedTokenFile?: undefined }
+  | { federatedTokenFile: string; clientSecret?: undefined }
+);
+
+const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
@@ -126,18 +130,18 @@ export class EntraTokens {
 
   private key(c: EntraCredentials): string {
     // The secret is part of the key (a rotated secret gets a new token) but only as a digest.
-    const secret = createHash('sha256').update(c.clientSecret).digest('base64url');
+    const secret = c.clientSecret !== undefined ? createHash('sha256').update(c.clientSecret).digest('base64url') : `federated:${c.federatedTokenFile}`;
     return [this.authorityHost, c.tenantId, c.clientId, secret, c.scope].join('\n');
   }
 
   private async request(c: EntraCredentials, providerId: string): Promise<{ token: string; lifetimeMs: number }> {
     const url = this.tokenUrl(c.tenantId);
-    const form = new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: c.clientId,
-      client_secret: c.clientSecret,
-      scope: c.scope,
-    });
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: c.clientId, scope: c.scope });
+    if (c.clientSecret !== undefined) form.set('client_secret', c.clientSecret);
+    else {
+      form.set('client_assertion_type', JWT_BEARER);
+      form.set('client_assertion', await federatedToken(c.federatedTokenFile, providerId));
+    }
     this.requests++;
     let response: Response;
     let text: string;
@@ -167,7 +171,7 @@ export class EntraTokens {
         code: 'provider_authentication_failed',
         type: 'authentication_error',
         status: response.status >= 500 ? 502 : 401,
-        message: `${providerId}: Microsoft Entra ID refused the client-credentials token request (${response.status}${code ? ` ${code}` : ''}): ${description.slice(0, 500) || 'no details'}`,
+        message: `${providerId}: Microsoft Entra ID refused the ${c.clientSecret !== undefined ? 'client-credentials' : 'federated'} token request (${response.status}${code ? ` ${code}` : ''}): ${description.slice(0, 500) || 'no details'}`,
         retryable: response.status >= 500 || response.status === 429,
         extra: { provider: providerId },
       });
@@ -181,4 +185,23 @@ export class EntraTokens {
     const lifetimeMs = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 5 * 60_000;
     return { token, lifetimeMs };
   }
+}
+
+/** The platform's federated token (a Kubernetes service account token, say); never logged. */
+async function federatedToken(path: string, providerId: string): Promise<string> {
+  let token = '';
+  try {
+    token = (await Bun.file(path).text()).trim();
+  } catch {
+    // Reported below without the path's contents.
+  }
+  if (token === '')
+    throw new GatewayError({
+      code: 'provider_authentication_failed',
+      type: 'authentication_error',
+      status: 502,
+      message: `${providerId}: the federated identity token (AZURE_FEDERATED_TOKEN_FILE) could not be read`,
+      extra: { provider: providerId },
+    });
+  return token;
 }

@@ -42,7 +42,9 @@ export default definePlugin({
     }
     // One token cache for both ids: the same service principal serves Azure OpenAI and Azure AI endpoints.
     const tokens = new EntraTokens({ authorityHost: host });
-    api.provider(createAzureAdapter({ id: 'azure-openai', defaultForm: 'openai', tokens }));
-    api.provider(createAzureAdapter({ id: 'azure-ai', defaultForm: 'serverless', tokens }));
+    // Workload identity (the Azure SDKs' variable): the token file of `entraFederated` integrations.
+    const federatedTokenFile = api.env.AZURE_FEDERATED_TOKEN_FILE?.trim() || undefined;
+    api.provider(createAzureAdapter({ id: 'azure-openai', defaultForm: 'openai', tokens, federatedTokenFile }));
+    api.provider(createAzureAdapter({ id: 'azure-ai', defaultForm: 'serverless', tokens, federatedTokenFile }));
   },
 });

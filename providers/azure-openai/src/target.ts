@@ -9,6 +9,12 @@ export interface EntraFields {
   svcB_entra_tenant_id?: string;
   svcB_entra_client_id?: string;
   svcB_entra_client_secret?: string;
+  /**
+   * `entraFederated`: the service principal proves itself with the gateway's federated identity token instead of a
+   * secret. Only a stored integration sets it: the config schema refuses it in `x-gateway-config`, so no caller can
+   * borrow the gateway's own identity for a tenant and client of their choosing.
+   */
+  svcB_entra_auth_mode?: 'entraFederated';
 }
 
 export type AzureTarget = TargetConfig & EntraFields;
