@@ -65,7 +65,12 @@ describe('credentials', () => {
     expect(toTarget('bedrock', { configurations: { svcA_region: 'us-east-1' } })).toEqual({ provider: 'bedrock', svcA_region: 'us-east-1' });
     // entraFederated reaches the Azure adapter as a target field only stored integrations carry.
     const federated = { configurations: { svcB_entra_tenant_id: 't', svcB_entra_client_id: 'c' } };
-    expect(toTarget('azure-openai', federated, 'entraFederated')).toEqual({ provider: 'azure-openai', svcB_entra_tenant_id: 't', svcB_entra_client_id: 'c', svcB_entra_auth_mode: 'entraFederated' });
+    expect({ ...toTarget('azure-openai', federated, 'entraFederated') }).toEqual({
+      provider: 'azure-openai',
+      svcB_entra_tenant_id: 't',
+      svcB_entra_client_id: 'c',
+      svcB_entra_auth_mode: 'entraFederated',
+    } as Record<string, unknown>);
     expect(toTarget('azure-openai', federated, null)).not.toHaveProperty('svcB_entra_auth_mode');
   });
 });
