@@ -62,7 +62,12 @@ export class RedisStateStore implements StateStore {
       // The offline queue is on for this connection: a subscription made while Redis is down is sent on connect,
       // and ioredis re-subscribes after every reconnect.
       if (!this.subscriber) {
-        this.subscriber = new Redis(this.url, { maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 200, 2_000) });
+        // Named, so that operators (and tests counting a process's connections) can tell it from the command one.
+        this.subscriber = new Redis(this.url, {
+          connectionName: 'gateway-subscriber',
+          maxRetriesPerRequest: null,
+          retryStrategy: (times) => Math.min(times * 200, 2_000),
+        });
         this.subscriber.on('error', () => {});
         this.subscriber.on('message', (ch: string, message: string) => this.channels.deliver(ch, message));
       }
