@@ -64,6 +64,33 @@ export interface GatewayRequest {
   readonly locals: Record<string, unknown>;
 }
 
+/**
+ * A call the gateway makes on a plugin's behalf (service `gatewayCalls`), through the same pipeline as a client's:
+ * config resolution (JSON or a saved config, virtual keys, `@slug` providers), provider translation, retries,
+ * the request log. The response cache embeds conversations this way with a configured embeddings target.
+ */
+export interface InternalCall {
+  endpoint: 'chatComplete' | 'complete' | 'embed' | 'moderate';
+  /** The OpenAI-shaped body. */
+  body: JsonObject;
+  /** Resolved with `resolveConfig`. */
+  config: GatewayConfig;
+  /** Whose call it is: workspace, stored access and the request log follow it. */
+  caller: Caller;
+  /** The trace it belongs to (the client request that caused it); a new one when absent. */
+  traceId?: string;
+  /** Logged as the call's span name (`x-gateway-span-name`). */
+  spanName?: string;
+  signal?: AbortSignal;
+}
+
+export interface GatewayCalls {
+  /** The config a value names, as `x-gateway-config` would resolve it for `caller`; throws the same 400s. */
+  resolveConfig(value: string, caller: Caller): GatewayConfig;
+  /** The answer a client would get (OpenAI-shaped, an error body on failure); never rejects. */
+  call(call: InternalCall): Promise<Response>;
+}
+
 /** One attempt of one target. */
 export interface Attempt {
   /** Path of the target, e.g. `config.targets[1]`. */

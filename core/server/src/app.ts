@@ -11,6 +11,7 @@ import { readSettings, type Settings } from './env.ts';
 import { type Authenticator, handleGatewayCall, type HandlerDeps } from './gateway-handler.ts';
 import { createLogger } from './logger.ts';
 import { Metrics } from './metrics.ts';
+import { internalCalls } from './internal-calls.ts';
 import { makeProviderResolver, type StoredAccess } from './resolve.ts';
 
 export const CORE_VERSION = '1.0.0';
@@ -108,6 +109,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     isAvailable: breaker ? (req, index, target) => breaker.isAvailable(req, index, target) : undefined,
     observe: (req, outcome) => metrics.record(req.endpoint, outcome.providerId, outcome.status, outcome.latencyMs, outcome.upstreamLatencyMs),
   };
+  // Calls plugins make through this pipeline (the response cache's embeddings target); looked up at call time.
+  registry.services.set('gatewayCalls', internalCalls(pipeline));
   const authenticator = registry.services.get('apiKeyVerifier') as Authenticator | undefined;
   const deps: HandlerDeps = { pipeline, authenticator, metrics, logger, maxBodyBytes: settings.maxRequestBodyBytes };
 
