@@ -3,11 +3,15 @@
  * settings, email domains, and the /logs routes whose visibility the security settings govern.
  *
  * Services: `securitySettings` (SecuritySettingsService), `organisationSettings` (OrganisationSettingsService) and
- * `sessionSettings` (SessionSettingsService), all read through one per-organisation cache (store.ts).
+ * `sessionSettings` (SessionSettingsService), all read through one per-organisation cache (store.ts), and
+ * `workspaceCacheSettings` (WorkspaceCacheSettings: a workspace's embeddings target for the semantic cache, held in
+ * memory, cache-settings.ts).
  */
-import { optionalService } from '@gateway/admin-kit';
+import { lazyService, optionalService } from '@gateway/admin-kit';
 import { requestLogMigrations } from '@gateway/plugin-request-log';
 import { definePlugin, type Database } from '@gateway/sdk';
+import { CacheSettingsStore, type WorkspaceCacheSettings } from './cache-settings.ts';
+import { cacheSettingsRoutes, type SavedConfigLookup } from './routes/cache-settings.ts';
 import { emailDomainRoutes } from './routes/email-domains.ts';
 import { keySettingsRoutes } from './routes/api-keys.ts';
 import { logRoutes } from './routes/logs.ts';
@@ -18,6 +22,7 @@ import type { SessionSettings } from './session.ts';
 import { SettingsStore } from './store.ts';
 import { settingsMigrations } from './tables.ts';
 
+export { CacheSettingsStore, type CacheSettingsStoreOptions, type WorkspaceCacheSettings } from './cache-settings.ts';
 export { domainFor, emailDomain, isSubdomainOf, normaliseDomain, subdomainConflict, type DomainEntry } from './domains.ts';
 export { effectiveKeySettings, KEY_SETTING_DEFAULTS, MIN_USER_KEY_TTL_SECONDS, ROTATION_PERIODS } from './key-settings.ts';
 export { LOG_FORMAT, presentLog, type LogRow } from './logs/present.ts';
@@ -26,7 +31,7 @@ export { SCOPES, type SettingsScope } from './scopes.ts';
 export { DATA_VISIBILITY_KEYS, effectiveSecurity, OVERRIDABLE_SECURITY_KEYS, SECURITY_DEFAULTS, SECURITY_KEYS } from './security.ts';
 export { effectiveSession, MIN_SESSION_TTL_SECONDS, SESSION_DEFAULTS, sessionExpired, type SessionSettings } from './session.ts';
 export { SETTINGS_CHANNEL, SettingsStore, type SettingsStoreOptions } from './store.ts';
-export { emailDomains, organisationSettings, settingsMigrations } from './tables.ts';
+export { emailDomains, organisationSettings, settingsMigrations, workspaceCacheSettings } from './tables.ts';
 
 /** Service `sessionSettings`: what the SSO login (to come) checks a session against. */
 export interface SessionSettingsService {
@@ -53,6 +58,12 @@ export default definePlugin({
     api.provide('organisationSettings', store);
     api.provide<SessionSettingsService>('sessionSettings', { get: (organisationId) => store.session(organisationId) });
 
+    // The semantic cache asks for a workspace's embeddings target on every lookup: answered from memory.
+    const cacheSettings = new CacheSettingsStore({ database, state: api.state, logger: api.logger });
+    await cacheSettings.start();
+    api.onClose(() => cacheSettings.stop());
+    api.provide<WorkspaceCacheSettings>('workspaceCacheSettings', { embeddingsConfig: cacheSettings.embeddingsConfig });
+
     // Keys may be given these scopes once the catalogue knows them (the api-keys plugin's, when it is loaded).
     optionalService<ScopeRegistry>(api, 'apiKeyScopes')?.add(SCOPES);
 
@@ -62,6 +73,8 @@ export default definePlugin({
       ...sessionRoutes(deps),
       ...keySettingsRoutes(deps),
       ...emailDomainRoutes(deps),
+      // Service `savedConfigs` is looked up when needed: the saved-config plugin may load after this one, or not at all.
+      ...cacheSettingsRoutes({ database, cacheSettings, savedConfigs: lazyService<SavedConfigLookup>(api, 'savedConfigs') }),
       ...logRoutes({ database, security: store }),
     ])
       api.route(route);

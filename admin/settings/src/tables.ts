@@ -42,7 +42,21 @@ export const emailDomains = defineTable(
   { indexes: [{ columns: ['organisation_id', 'domain'], unique: true }] },
 );
 
+/**
+ * A workspace's settings of the response cache: which saved config is its embeddings target for the semantic cache
+ * (its id only: the config itself stays in saved_configs). One row per workspace that ever set one; a cleared
+ * target keeps its row with embeddings_config null.
+ */
+export const workspaceCacheSettings = defineTable('workspace_cache_settings', {
+  workspace_id: col.id(),
+  organisation_id: col.ref(),
+  /** The saved config's id (never its content, never a slug); null: none set. */
+  embeddings_config: col.ref().nullable(),
+  updated_at: col.timestamp().default(Date.now),
+});
+
 export const settingsMigrations: Migration[] = [
   { id: 'settings/0001-organisation-settings', tables: [organisationSettings] },
   { id: 'settings/0002-email-domains', tables: [emailDomains] },
+  { id: 'settings/0003-workspace-cache-settings', tables: [workspaceCacheSettings] },
 ];

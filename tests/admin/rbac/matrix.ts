@@ -86,6 +86,8 @@ const TABLE: Record<string, string> = {
   'PUT /settings/api-keys':                                           ORG_ADMINS,
   'GET /workspaces/:workspaceId/settings/api-keys':                   ADMIN_OF_A,
   'PUT /workspaces/:workspaceId/settings/api-keys':                   ADMIN_OF_A,
+  'GET /workspaces/:workspaceId/cache-settings':                      ROLE_IN_A,
+  'PUT /workspaces/:workspaceId/cache-settings':                      ADMIN_OF_A, // a saved config of A as the embeddings target
   'GET /email-domains':                                               ORG_ADMINS,
   'POST /email-domains':                                              ORG_ADMINS,
   'GET /email-domains/:emailDomainId':                                ORG_ADMINS,
@@ -197,6 +199,8 @@ const NOTES: Record<string, string> = {
   'PUT /workspaces/:workspaceId/settings/security': 'A is invisible without a role in A',
   'GET /workspaces/:workspaceId/settings/api-keys': 'A is invisible without a role in A',
   'PUT /workspaces/:workspaceId/settings/api-keys': 'A is invisible without a role in A',
+  'GET /workspaces/:workspaceId/cache-settings': 'A is invisible without a role in A',
+  'PUT /workspaces/:workspaceId/cache-settings': 'A is invisible without a role in A',
   'GET /logs/:logId': 'a log the caller may not see is "no such log" (docs/admin/settings.md)',
   'POST /api-keys': 'A is invisible without a role in A',
   'POST /api-keys [workspace-user of member A]': 'A is invisible without a role in A',
