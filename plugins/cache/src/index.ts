@@ -3,10 +3,10 @@
  * that answers a repeated request from the store without calling the provider, and sets `x-gateway-cache-status`.
  * README.md describes the key, the modes, streaming, the backends and every setting.
  */
-import { definePlugin } from '@gateway/sdk';
+import { definePlugin, type GatewayCalls } from '@gateway/sdk';
 import { MemoryBackend } from './backends/memory.ts';
 import { RedisBackend } from './backends/redis.ts';
-import { type Embedder, LexicalEmbedder, RemoteEmbedder } from './semantic.ts';
+import { EmbedderChoice } from './embedders.ts';
 import { readCacheSettings } from './settings.ts';
 import { ResponseCache, type StageBackend } from './stage.ts';
 
@@ -14,10 +14,16 @@ export { MemoryBackend } from './backends/memory.ts';
 export { RedisBackend, RedisUnavailableError } from './backends/redis.ts';
 export { decodeEntry, encodeEntry, type Entry, type EntryKind } from './entry.ts';
 export { canonicalJson, conversationOf, exactKey, keyHead, scopeOf, targetIdentity, textHash } from './key.ts';
-export { bestMatch, decodeIndex, dot, type Embedder, encodeIndex, LexicalEmbedder, RemoteEmbedder, withItem } from './semantic.ts';
+export { ConfigEmbedder, EMBEDDINGS_SPAN, EmbedderChoice } from './embedders.ts';
+export { bestMatch, decodeIndex, dot, type EmbedContext, type Embedder, encodeIndex, LexicalEmbedder, RemoteEmbedder, withItem } from './semantic.ts';
 export { type CacheSettings, DEFAULTS, readCacheSettings } from './settings.ts';
 export { CACHE_STAGE_ORDER, type CacheStatus, hasCache, ResponseCache, type ResponseCacheOptions, type StageBackend } from './stage.ts';
 export { assembleStream, replayAsStream, sseEvents } from './stream.ts';
+
+/** The part of the administration side's `workspaceCacheSettings` service read here. */
+interface WorkspaceCacheSettings {
+  embeddingsConfig(workspaceId: string): string | undefined;
+}
 
 export default definePlugin({
   setup(api) {
@@ -30,10 +36,31 @@ export default definePlugin({
     } else {
       backend = new MemoryBackend(settings.maxBytes);
     }
-    const embedder: Embedder = settings.embeddings.url
-      ? new RemoteEmbedder({ ...settings.embeddings, url: settings.embeddings.url, logger: api.logger })
-      : new LexicalEmbedder();
-    const cache = new ResponseCache({ backend, settings, embedder, logger: api.logger });
+    // Both services are looked up when a semantic lookup needs them: the core sets `gatewayCalls` once every plugin
+    // is loaded, and the administration side (workspace targets) may load after this plugin or not at all.
+    const service = <T>(name: string): (() => T | undefined) => {
+      let found: T | undefined;
+      let lookedAt = -Infinity;
+      return () => {
+        if (found !== undefined || Date.now() - lookedAt < 1000) return found;
+        lookedAt = Date.now();
+        try {
+          found = api.service<T>(name);
+        } catch {
+          // not provided (yet): asked again in a second, not on every lookup
+        }
+        return found;
+      };
+    };
+    const calls = service<GatewayCalls>('gatewayCalls');
+    const workspaceSettings = service<WorkspaceCacheSettings>('workspaceCacheSettings');
+    const embedders = new EmbedderChoice({
+      settings,
+      calls,
+      workspaceTarget: (workspaceId) => workspaceSettings()?.embeddingsConfig(workspaceId),
+      logger: api.logger,
+    });
+    const cache = new ResponseCache({ backend, settings, embedder: (req) => embedders.for(req), logger: api.logger });
     api.cache(backend);
     api.stage(cache.stage);
     api.provide('responseCache', cache);
@@ -43,7 +70,7 @@ export default definePlugin({
       await redis?.close();
     });
     api.logger.info(
-      { backend: backend.name, maxBytes: backend.name === 'memory' ? settings.maxBytes : undefined, embeddings: embedder.id },
+      { backend: backend.name, maxBytes: backend.name === 'memory' ? settings.maxBytes : undefined, embeddings: embedders.describe() },
       'response cache ready',
     );
   },

@@ -6,16 +6,22 @@
  * (identical texts count 1 without being compared): every message must be close, so a different system prompt or an
  * earlier turn that differs cannot hide behind a long shared text.
  */
-import type { Logger } from '@gateway/sdk';
+import type { Caller, Logger } from '@gateway/sdk';
+
+/** The request an embedding is made for: an embeddings target is called as its caller, in its trace. */
+export interface EmbedContext {
+  caller: Caller;
+  traceId: string;
+}
 
 export interface Embedder {
   /** Identifies the vector space: part of every partition key, so vectors of two embedders never meet. */
   readonly id: string;
   /** Unit-length vectors, one per text. Rejects when the embeddings cannot be had (the lookup is then a miss). */
-  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  embed(texts: readonly string[], context: EmbedContext): Promise<Float32Array[]>;
 }
 
-function normalise(v: Float32Array): Float32Array {
+export function normalise(v: Float32Array): Float32Array {
   let n = 0;
   for (let i = 0; i < v.length; i++) n += (v[i] as number) * (v[i] as number);
   n = Math.sqrt(n);
@@ -91,63 +97,97 @@ export class LexicalEmbedder implements Embedder {
   }
 }
 
+/** Unit vectors from an OpenAI embedding list answering `count` texts; throws on any other shape. */
+export function vectorsOf(answer: unknown, count: number): Float32Array[] {
+  const data = (answer as { data?: { index?: number; embedding?: unknown }[] } | null)?.data;
+  if (!Array.isArray(data) || data.length !== count) throw new Error('embeddings endpoint answered an unexpected shape');
+  const out: Float32Array[] = new Array(count);
+  data.forEach((d, i) => {
+    const index = typeof d?.index === 'number' ? d.index : i;
+    if (!Array.isArray(d?.embedding) || index < 0 || index >= count) throw new Error('embeddings endpoint answered an unexpected shape');
+    out[index] = normalise(Float32Array.from(d.embedding as number[]));
+  });
+  for (let i = 0; i < count; i++) if (out[i] === undefined) throw new Error('embeddings endpoint answered an unexpected shape');
+  return out;
+}
+
 // ---- an OpenAI-compatible embeddings endpoint ------------------------------------------------------------------
 
-export interface RemoteEmbedderOptions {
-  url: string;
-  apiKey: string | undefined;
+/** What every embedder that calls out shares: a failure makes it refuse at once for a while. */
+export interface CallingEmbedderOptions {
   model: string;
   dimensions: number | undefined;
   timeoutMs: number;
   logger?: Logger;
-  /** After a failure, lookups skip the endpoint for this long (they are misses at once). */
+  /** After a failure, lookups skip the target for this long (they are misses at once). Default 10 s. */
   cooldownMs?: number;
   now?: () => number;
 }
 
 /**
- * `POST <url>` with `{model, input: [texts], encoding_format: "float"[, dimensions]}` and `Authorization: Bearer
- * <key>`; `<url>` is the endpoint itself (`…/v1/embeddings`) or a base URL to which `/embeddings` is added. A failure
- * or a timeout rejects, and the endpoint is left alone for 10 s so that no request waits on it meanwhile.
+ * An embedder that asks a service: `{model, input: [texts], encoding_format: "float"[, dimensions]}` in OpenAI's
+ * shape. A failure or a timeout rejects, and the service is left alone for the cooldown, so that no request waits
+ * on it meanwhile.
  */
-export class RemoteEmbedder implements Embedder {
-  readonly id: string;
-  private readonly url: string;
+export abstract class CallingEmbedder implements Embedder {
+  abstract readonly id: string;
   private coolUntil = 0;
   private readonly now: () => number;
 
-  constructor(private readonly o: RemoteEmbedderOptions) {
-    this.url = /\/embeddings\/?$/.test(o.url) ? o.url : `${o.url.replace(/\/+$/, '')}/embeddings`;
-    this.id = `remote/1/${this.url}/${o.model}/${o.dimensions ?? ''}`;
+  constructor(protected readonly o: CallingEmbedderOptions) {
     this.now = o.now ?? Date.now;
   }
 
-  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+  /** The OpenAI-shaped answer to `body`. */
+  protected abstract request(body: Record<string, unknown>, context: EmbedContext, signal: AbortSignal): Promise<unknown>;
+
+  async embed(texts: readonly string[], context: EmbedContext): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
-    if (this.now() < this.coolUntil) throw new Error('embeddings endpoint cooling down after a failure');
+    if (this.now() < this.coolUntil) throw new Error('embeddings target cooling down after a failure');
     try {
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (this.o.apiKey) headers.authorization = `Bearer ${this.o.apiKey}`;
       const body: Record<string, unknown> = { model: this.o.model, input: texts, encoding_format: 'float' };
       if (this.o.dimensions) body.dimensions = this.o.dimensions;
-      const res = await fetch(this.url, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(this.o.timeoutMs) });
-      if (!res.ok) throw new Error(`embeddings endpoint answered ${res.status}`);
-      const json = (await res.json()) as { data?: { index?: number; embedding?: unknown }[] };
-      const data = json.data;
-      if (!Array.isArray(data) || data.length !== texts.length) throw new Error('embeddings endpoint answered an unexpected shape');
-      const out: Float32Array[] = new Array(texts.length);
-      data.forEach((d, i) => {
-        const index = typeof d.index === 'number' ? d.index : i;
-        if (!Array.isArray(d.embedding) || index < 0 || index >= texts.length) throw new Error('embeddings endpoint answered an unexpected shape');
-        out[index] = normalise(Float32Array.from(d.embedding as number[]));
-      });
-      if (out.some((v) => v === undefined)) throw new Error('embeddings endpoint answered an unexpected shape');
-      return out;
+      return vectorsOf(await this.request(body, context, AbortSignal.timeout(this.o.timeoutMs)), texts.length);
     } catch (error) {
       this.coolUntil = this.now() + (this.o.cooldownMs ?? 10_000);
-      this.o.logger?.warn({ error: error instanceof Error ? error.message : String(error) }, 'response cache: embeddings endpoint failed, semantic lookups are misses for a while');
+      this.o.logger?.warn(
+        { embedder: this.id, error: error instanceof Error ? error.message : String(error) },
+        'response cache: embeddings target failed, semantic lookups are misses for a while',
+      );
       throw error;
     }
+  }
+}
+
+// ---- an OpenAI-compatible embeddings endpoint ------------------------------------------------------------------
+
+export interface RemoteEmbedderOptions extends CallingEmbedderOptions {
+  url: string;
+  apiKey: string | undefined;
+}
+
+/**
+ * `POST <url>` with `Authorization: Bearer <key>`; `<url>` is the endpoint itself (`…/v1/embeddings`) or a base URL
+ * to which `/embeddings` is added.
+ */
+export class RemoteEmbedder extends CallingEmbedder {
+  readonly id: string;
+  private readonly url: string;
+  private readonly apiKey: string | undefined;
+
+  constructor(o: RemoteEmbedderOptions) {
+    super(o);
+    this.url = /\/embeddings\/?$/.test(o.url) ? o.url : `${o.url.replace(/\/+$/, '')}/embeddings`;
+    this.apiKey = o.apiKey;
+    this.id = `remote/1/${this.url}/${o.model}/${o.dimensions ?? ''}`;
+  }
+
+  protected async request(body: Record<string, unknown>, _context: EmbedContext, signal: AbortSignal): Promise<unknown> {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+    const res = await fetch(this.url, { method: 'POST', headers, body: JSON.stringify(body), signal });
+    if (!res.ok) throw new Error(`embeddings endpoint answered ${res.status}`);
+    return res.json();
   }
 }
 

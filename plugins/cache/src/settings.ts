@@ -20,7 +20,12 @@ export interface CacheSettings {
   /** Earlier conversations kept for semantic lookup per partition (workspace, namespace, target, parameters). */
   semanticMaxEntries: number;
   embeddings: {
-    /** OpenAI-compatible embeddings endpoint; unset: the local lexical embedding. */
+    /**
+     * The gateway's embeddings target: a config (JSON, or a saved config's id resolved in the caller's workspace)
+     * called through the gateway's pipeline. Wins over `url`; a workspace's own target wins over it.
+     */
+    config: string | undefined;
+    /** OpenAI-compatible embeddings endpoint; unset (and no config): the local lexical embedding. */
     url: string | undefined;
     apiKey: string | undefined;
     model: string;
@@ -70,6 +75,7 @@ export function readCacheSettings(env: Readonly<Record<string, string | undefine
         : DEFAULTS.semanticThreshold,
     semanticMaxEntries: positiveInt(env.GATEWAY_CACHE_SEMANTIC_MAX_ENTRIES, DEFAULTS.semanticMaxEntries),
     embeddings: {
+      config: env.GATEWAY_CACHE_EMBEDDINGS_CONFIG?.trim() || undefined,
       url,
       apiKey: env.GATEWAY_CACHE_EMBEDDINGS_API_KEY || undefined,
       model: env.GATEWAY_CACHE_EMBEDDINGS_MODEL || DEFAULTS.embeddingsModel,

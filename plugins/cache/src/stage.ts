@@ -38,7 +38,8 @@ export type StageBackend = CacheBackend & {
 export interface ResponseCacheOptions {
   backend: StageBackend;
   settings: CacheSettings;
-  embedder: Embedder;
+  /** The embedder of semantic lookups: one for every request, or chosen per request (embedders.ts). */
+  embedder: Embedder | ((req: GatewayRequest) => Embedder);
   logger?: Logger;
   now?: () => number;
 }
@@ -63,6 +64,7 @@ export function hasCache(node: GatewayConfig): boolean {
 
 /** What a semantic lookup learnt, reused when the answer is indexed. */
 interface SemanticContext {
+  embedder: Embedder;
   conversation: Conversation;
   partitionKey: string;
   hashes: string[];
@@ -87,7 +89,7 @@ export class ResponseCache {
   readonly stats = { hits: 0, semanticHits: 0, misses: 0, refreshes: 0, stored: 0, notStored: 0, storeErrors: 0, lookupErrors: 0 };
   private readonly backend: StageBackend;
   private readonly settings: CacheSettings;
-  private readonly embedder: Embedder;
+  private readonly embedderFor: (req: GatewayRequest) => Embedder;
   private readonly logger: Logger | undefined;
   private readonly now: () => number;
   /** Index updates per partition, one after the other within this process. */
@@ -98,7 +100,8 @@ export class ResponseCache {
   constructor(o: ResponseCacheOptions) {
     this.backend = o.backend;
     this.settings = o.settings;
-    this.embedder = o.embedder;
+    const embedder = o.embedder;
+    this.embedderFor = typeof embedder === 'function' ? embedder : () => embedder;
     this.logger = o.logger;
     this.now = o.now ?? Date.now;
     this.stage = {
@@ -187,26 +190,20 @@ export class ResponseCache {
       if (hit) return hit;
     }
     if (!semanticMode) return undefined;
-    const conversation = conversationOf(`${l.head}\u0000${this.embedder.id}`, l.req.endpoint, l.attempt.body as JsonObject);
-    if (!conversation) return undefined;
-    const semantic: SemanticContext = {
-      conversation,
-      partitionKey: `s:${conversation.partition}`,
-      hashes: conversation.texts.map(textHash),
-      vectors: new Map(),
-    };
+    const semantic = this.semanticContext(l);
+    if (!semantic) return undefined;
     l.semantic = semantic;
     // An answer of this partition still being added to its index (in this process) is waited for, so that a
     // request right after it sees it; nothing to wait for in the common case.
     const indexing = this.indexing.get(semantic.partitionKey);
     if (indexing) await indexing;
     const indexBytes = await this.read(semantic.partitionKey);
-    const index = indexBytes ? decodeIndex(indexBytes, this.embedder.id) : undefined;
+    const index = indexBytes ? decodeIndex(indexBytes, semantic.embedder.id) : undefined;
     if (!index) return undefined;
     const now = this.now();
     const notBefore = now - l.maxAgeMs;
     if (!index.items.some((it) => it.expiresAt > now && it.storedAt >= notBefore)) return undefined;
-    await this.queryVectors(semantic, index);
+    await this.queryVectors(l.req, semantic, index);
     const table = new Map(index.hashes.map((h, i) => [h, i]));
     const vectorOf = (i: number): Float32Array =>
       semantic.vectors.get(i) ?? (index.vectors[table.get(semantic.hashes[i] as string) as number] as Float32Array);
@@ -216,15 +213,27 @@ export class ResponseCache {
     return entryBytes ? this.serve(l, entryBytes) : undefined;
   }
 
+  /**
+   * The semantic side of a lookup: the request's embedder (whose identity is part of the partition) and its
+   * conversation; undefined when there is nothing to compare. Throws when the embedder cannot be chosen.
+   */
+  private semanticContext(l: Lookup): SemanticContext | undefined {
+    const embedder = this.embedderFor(l.req);
+    const conversation = conversationOf(`${l.head}\u0000${embedder.id}`, l.req.endpoint, l.attempt.body as JsonObject);
+    if (!conversation) return undefined;
+    return { embedder, conversation, partitionKey: `s:${conversation.partition}`, hashes: conversation.texts.map(textHash), vectors: new Map() };
+  }
+
   /** Embeds the query texts the index does not already hold a vector for (one call for all of them). */
-  private async queryVectors(semantic: SemanticContext, index: PartitionIndex | undefined): Promise<void> {
+  private async queryVectors(req: GatewayRequest, semantic: SemanticContext, index: PartitionIndex | undefined): Promise<void> {
     const known = new Set(index?.hashes ?? []);
     const missing: number[] = [];
     semantic.hashes.forEach((h, i) => {
       if (!known.has(h) && !semantic.vectors.has(i)) missing.push(i);
     });
     if (!missing.length) return;
-    const vectors = await this.embedder.embed(missing.map((i) => semantic.conversation.texts[i] as string));
+    const texts = missing.map((i) => semantic.conversation.texts[i] as string);
+    const vectors = await semantic.embedder.embed(texts, { caller: req.caller, traceId: req.traceId });
     missing.forEach((i, k) => semantic.vectors.set(i, vectors[k] as Float32Array));
   }
 
@@ -375,22 +384,17 @@ export class ResponseCache {
 
   /** Adds the stored answer's conversation to its partition's index (one update at a time per partition here). */
   private index(l: Lookup, entry: Entry): Promise<void> {
-    let semantic = l.semantic;
-    if (!semantic) {
-      const conversation = conversationOf(`${l.head}\u0000${this.embedder.id}`, l.req.endpoint, l.attempt.body as JsonObject);
-      if (!conversation) return Promise.resolve();
-      semantic = { conversation, partitionKey: `s:${conversation.partition}`, hashes: conversation.texts.map(textHash), vectors: new Map() };
-    }
-    const s = semantic;
+    const s = l.semantic ?? this.semanticContext(l);
+    if (!s) return Promise.resolve();
     const previous = this.indexing.get(s.partitionKey) ?? Promise.resolve();
     const run = previous.then(async () => {
       const bytes = await this.read(s.partitionKey).catch(() => null);
-      const index = bytes ? decodeIndex(bytes, this.embedder.id) : undefined;
-      await this.queryVectors(s, index);
+      const index = bytes ? decodeIndex(bytes, s.embedder.id) : undefined;
+      await this.queryVectors(l.req, s, index);
       const table = new Map((index?.hashes ?? []).map((h, i) => [h, i]));
       const vectors = s.hashes.map((h, i) => s.vectors.get(i) ?? (index?.vectors[table.get(h) as number] as Float32Array));
       const now = this.now();
-      const next = withItem(index, this.embedder.id, { key: l.key, storedAt: entry.storedAt, expiresAt: entry.expiresAt }, s.hashes, vectors, this.settings.semanticMaxEntries, now);
+      const next = withItem(index, s.embedder.id, { key: l.key, storedAt: entry.storedAt, expiresAt: entry.expiresAt }, s.hashes, vectors, this.settings.semanticMaxEntries, now);
       const ttl = Math.ceil((Math.max(...next.items.map((it) => it.expiresAt)) - now) / 1000);
       const encoded = encodeIndex(next);
       if (this.backend.put) this.backend.put(s.partitionKey, encoded, ttl);
