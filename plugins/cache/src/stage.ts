@@ -239,7 +239,7 @@ export class ResponseCache {
 
   /** The answer for this request from a stored entry, or undefined when the entry cannot serve it. */
   private serve(l: Lookup, bytes: Uint8Array): AttemptResult | undefined {
-    const entry = decodeEntry(bytes);
+    const entry = decoded(bytes);
     const now = this.now();
     if (!entry || entry.kind !== l.kind || entry.expiresAt <= now || entry.storedAt < now - l.maxAgeMs) return undefined;
     const providerId = l.attempt.provider.id;
@@ -407,6 +407,22 @@ export class ResponseCache {
     });
     return run;
   }
+}
+
+/**
+ * Entries decoded before, by their stored bytes: the in-process backend hands out the same bytes on every hit, so a
+ * hot entry is decoded once, not per hit (the UTF-8 decoding of the answer was the largest cost of a hit).
+ * Redis hands out new bytes each time, which simply miss here.
+ */
+const decodedEntries = new WeakMap<Uint8Array, Entry | null>();
+
+function decoded(bytes: Uint8Array): Entry | undefined {
+  let entry = decodedEntries.get(bytes);
+  if (entry === undefined) {
+    entry = decodeEntry(bytes) ?? null;
+    decodedEntries.set(bytes, entry);
+  }
+  return entry ?? undefined;
 }
 
 function isTrue(value: string | null): boolean {
