@@ -1,7 +1,11 @@
 #!/bin/bash
 # Latency at c=1 (p50/p99) of features the shared bench does not cover: a plain gateway call, three cheap input
-# checks, a cache miss (a unique namespace per request), a cache hit, and a direct call to the bench mock: `direct`
-# from the load generator's own CPU (as ../shared/bench measures it), `direct1` to a second mock on the gateway's CPU.
+# checks, a cache miss (a unique namespace per request), a cache hit, and direct calls without the gateway:
+#   direct    the bench mock (a raw TCP server with canned bytes) from the load generator's own CPU, as ../shared/bench
+#   direct1   the same mock on the gateway's CPU: a call that crosses CPUs, as every call to the gateway does
+#   provider  the tests' local OpenAI server (tests/mocks/openai-server.ts: Bun.serve, OpenAI's wire format, request
+#             checks) on the gateway's CPU, as the provider a cache hit stands in for
+#   provider0 the same on the load generator's CPU
 # Pinned like ../shared/bench (load generator and mock on CPU 0, gateway on CPU 1). Needs wrk and taskset.
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUN="$ROOT/node_modules/.bin/bun"
@@ -10,6 +14,8 @@ rm -rf "${TMPDIR:-/tmp}/featdb"; mkdir -p "${TMPDIR:-/tmp}/featdb"
 MOCK_PORT=18960 taskset -c 0 $BUN "$MOCK" > /tmp/featmock.log 2>&1 & MP=$!
 # The same mock placed like the gateway (CPU 1): a call crossing CPUs, as every call to the gateway does.
 MOCK_PORT=18962 taskset -c 1 $BUN "$MOCK" > /tmp/featmock1.log 2>&1 & MP1=$!
+MOCK_PORT=18963 taskset -c 1 $BUN "$ROOT/tests/mocks/openai-server-main.ts" > /tmp/featprov1.log 2>&1 & PP1=$!
+MOCK_PORT=18964 taskset -c 0 $BUN "$ROOT/tests/mocks/openai-server-main.ts" > /tmp/featprov0.log 2>&1 & PP0=$!
 sleep 0.5
 (cd "$ROOT" && exec env PORT=18961 HOST=127.0.0.1 DATABASE_URL=sqlite:"${TMPDIR:-/tmp}/featdb"/gw.db GATEWAY_ADMIN_API_KEY=k LOG_LEVEL=warn BUN_CONFIG_MAX_HTTP_REQUESTS=65535 taskset -c 1 $BUN core/server/src/main.ts > /tmp/featgw.log 2>&1) & GW=$!
 for i in $(seq 50); do curl -s localhost:18961/health >/dev/null && break; sleep 0.1; done
@@ -40,6 +46,8 @@ wrk.body = '$BODY'
 wrk.headers["content-type"] = "application/json"
 L
 cp /tmp/feat-direct.lua /tmp/feat-direct1.lua
+sed 's/^wrk.headers\["content-type"\].*/&\nwrk.headers["authorization"] = "Bearer x"/' /tmp/feat-direct.lua > /tmp/feat-provider.lua
+cp /tmp/feat-provider.lua /tmp/feat-provider0.lua
 run() { # $1 name $2 url
   taskset -c 0 wrk -t1 -c1 -d2s -s /tmp/feat-$1.lua "$2" > /dev/null
   R=$(taskset -c 0 wrk -t1 -c1 -d6s --latency -s /tmp/feat-$1.lua "$2")
@@ -48,9 +56,11 @@ run() { # $1 name $2 url
 for round in 1 2; do
   run direct http://127.0.0.1:18960/v1/chat/completions
   run direct1 http://127.0.0.1:18962/v1/chat/completions
+  run provider http://127.0.0.1:18963/v1/chat/completions
+  run provider0 http://127.0.0.1:18964/v1/chat/completions
   run plain http://127.0.0.1:18961/v1/chat/completions
   run checks http://127.0.0.1:18961/v1/chat/completions
   run cachemiss http://127.0.0.1:18961/v1/chat/completions
   run cachehit http://127.0.0.1:18961/v1/chat/completions
 done
-kill $GW $MP $MP1
+kill $GW $MP $MP1 $PP1 $PP0
