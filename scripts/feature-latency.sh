@@ -17,7 +17,7 @@ MOCK_PORT=18962 taskset -c 1 $BUN "$MOCK" > /tmp/featmock1.log 2>&1 & MP1=$!
 MOCK_PORT=18963 taskset -c 1 $BUN "$ROOT/tests/mocks/openai-server-main.ts" > /tmp/featprov1.log 2>&1 & PP1=$!
 MOCK_PORT=18964 taskset -c 0 $BUN "$ROOT/tests/mocks/openai-server-main.ts" > /tmp/featprov0.log 2>&1 & PP0=$!
 sleep 0.5
-(cd "$ROOT" && exec env PORT=18961 HOST=127.0.0.1 DATABASE_URL=sqlite:"${TMPDIR:-/tmp}/featdb"/gw.db GATEWAY_ADMIN_API_KEY=k LOG_LEVEL=warn BUN_CONFIG_MAX_HTTP_REQUESTS=65535 taskset -c 1 $BUN core/server/src/main.ts > /tmp/featgw.log 2>&1) & GW=$!
+(cd "$ROOT" && exec env PORT=18961 HOST=127.0.0.1 DATABASE_URL=sqlite:"${TMPDIR:-/tmp}/featdb"/gw.db GATEWAY_ADMIN_API_KEY=k LOG_LEVEL=warn GATEWAY_DISABLED_PLUGINS="${GATEWAY_DISABLED_PLUGINS:-}" BUN_CONFIG_MAX_HTTP_REQUESTS=65535 taskset -c 1 $BUN core/server/src/main.ts > /tmp/featgw.log 2>&1) & GW=$!
 for i in $(seq 50); do curl -s localhost:18961/health >/dev/null && break; sleep 0.1; done
 BODY='{"model":"gpt-4o-mini","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Say hello in five words, please."}]}'
 mk() { # $1 name, $2 config json or empty, $3 extra lua
@@ -53,14 +53,14 @@ run() { # $1 name $2 url
   R=$(taskset -c 0 wrk -t1 -c1 -d6s --latency -s /tmp/feat-$1.lua "$2")
   printf '%-10s p50 %8s  p99 %8s  req/s %s  %s\n' "$1" "$(echo "$R" | awk '$1=="50%"{print $2}')" "$(echo "$R" | awk '$1=="99%"{print $2}')" "$(echo "$R" | awk '/Requests\/sec/{print $2}')" "$(echo "$R" | grep -i non-2xx)"
 }
-for round in 1 2; do
-  run direct http://127.0.0.1:18960/v1/chat/completions
-  run direct1 http://127.0.0.1:18962/v1/chat/completions
-  run provider http://127.0.0.1:18963/v1/chat/completions
-  run provider0 http://127.0.0.1:18964/v1/chat/completions
-  run plain http://127.0.0.1:18961/v1/chat/completions
-  run checks http://127.0.0.1:18961/v1/chat/completions
-  run cachemiss http://127.0.0.1:18961/v1/chat/completions
-  run cachehit http://127.0.0.1:18961/v1/chat/completions
+# ROUNDS (default 2) rounds of ONLY (default: every column), in this order within a round.
+declare -A URL=(
+  [direct]=http://127.0.0.1:18960 [direct1]=http://127.0.0.1:18962 [provider]=http://127.0.0.1:18963 [provider0]=http://127.0.0.1:18964
+  [plain]=http://127.0.0.1:18961 [checks]=http://127.0.0.1:18961 [cachemiss]=http://127.0.0.1:18961 [cachehit]=http://127.0.0.1:18961
+)
+for round in $(seq "${ROUNDS:-2}"); do
+  for name in ${ONLY:-direct direct1 provider provider0 plain checks cachemiss cachehit}; do
+    run "$name" "${URL[$name]}/v1/chat/completions"
+  done
 done
 kill $GW $MP $MP1 $PP1 $PP0
