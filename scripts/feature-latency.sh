@@ -6,18 +6,20 @@
 #   provider  the tests' local OpenAI server (tests/mocks/openai-server.ts: Bun.serve, OpenAI's wire format, request
 #             checks) on the gateway's CPU, as the provider a cache hit stands in for
 #   provider0 the same on the load generator's CPU
-# Pinned like ../shared/bench (load generator and mock on CPU 0, gateway on CPU 1). Needs wrk and taskset.
+# Pinned like ../shared/bench (load generator and mock on CPU 0, gateway on CPU 1); PIN=0: nothing pinned, the
+# kernel places every process. Needs wrk and taskset.
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUN="$ROOT/node_modules/.bin/bun"
 MOCK="$ROOT/../shared/bench/src/mock.ts"
+if [ "${PIN:-1}" = 0 ]; then CPU0=""; CPU1=""; else CPU0="taskset -c 0"; CPU1="taskset -c 1"; fi
 rm -rf "${TMPDIR:-/tmp}/featdb"; mkdir -p "${TMPDIR:-/tmp}/featdb"
-MOCK_PORT=18960 taskset -c 0 $BUN "$MOCK" > /tmp/featmock.log 2>&1 & MP=$!
+MOCK_PORT=18960 $CPU0 $BUN "$MOCK" > /tmp/featmock.log 2>&1 & MP=$!
 # The same mock placed like the gateway (CPU 1): a call crossing CPUs, as every call to the gateway does.
-MOCK_PORT=18962 taskset -c 1 $BUN "$MOCK" > /tmp/featmock1.log 2>&1 & MP1=$!
-MOCK_PORT=18963 taskset -c 1 $BUN "$ROOT/tests/mocks/openai-server-main.ts" > /tmp/featprov1.log 2>&1 & PP1=$!
-MOCK_PORT=18964 taskset -c 0 $BUN "$ROOT/tests/mocks/openai-server-main.ts" > /tmp/featprov0.log 2>&1 & PP0=$!
+MOCK_PORT=18962 $CPU1 $BUN "$MOCK" > /tmp/featmock1.log 2>&1 & MP1=$!
+MOCK_PORT=18963 $CPU1 $BUN "$ROOT/tests/mocks/openai-server-main.ts" > /tmp/featprov1.log 2>&1 & PP1=$!
+MOCK_PORT=18964 $CPU0 $BUN "$ROOT/tests/mocks/openai-server-main.ts" > /tmp/featprov0.log 2>&1 & PP0=$!
 sleep 0.5
-(cd "$ROOT" && exec env PORT=18961 HOST=127.0.0.1 DATABASE_URL=sqlite:"${TMPDIR:-/tmp}/featdb"/gw.db GATEWAY_ADMIN_API_KEY=k LOG_LEVEL=warn GATEWAY_DISABLED_PLUGINS="${GATEWAY_DISABLED_PLUGINS:-}" BUN_CONFIG_MAX_HTTP_REQUESTS=65535 taskset -c 1 $BUN core/server/src/main.ts > /tmp/featgw.log 2>&1) & GW=$!
+(cd "$ROOT" && exec env PORT=18961 HOST=127.0.0.1 DATABASE_URL=sqlite:"${TMPDIR:-/tmp}/featdb"/gw.db GATEWAY_ADMIN_API_KEY=k LOG_LEVEL=warn GATEWAY_DISABLED_PLUGINS="${GATEWAY_DISABLED_PLUGINS:-}" BUN_CONFIG_MAX_HTTP_REQUESTS=65535 $CPU1 $BUN core/server/src/main.ts > /tmp/featgw.log 2>&1) & GW=$!
 for i in $(seq 50); do curl -s localhost:18961/health >/dev/null && break; sleep 0.1; done
 BODY='{"model":"gpt-4o-mini","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Say hello in five words, please."}]}'
 mk() { # $1 name, $2 config json or empty, $3 extra lua
@@ -49,8 +51,8 @@ cp /tmp/feat-direct.lua /tmp/feat-direct1.lua
 sed 's/^wrk.headers\["content-type"\].*/&\nwrk.headers["authorization"] = "Bearer x"/' /tmp/feat-direct.lua > /tmp/feat-provider.lua
 cp /tmp/feat-provider.lua /tmp/feat-provider0.lua
 run() { # $1 name $2 url
-  taskset -c 0 wrk -t1 -c1 -d2s -s /tmp/feat-$1.lua "$2" > /dev/null
-  R=$(taskset -c 0 wrk -t1 -c1 -d6s --latency -s /tmp/feat-$1.lua "$2")
+  $CPU0 wrk -t1 -c1 -d2s -s /tmp/feat-$1.lua "$2" > /dev/null
+  R=$($CPU0 wrk -t1 -c1 -d6s --latency -s /tmp/feat-$1.lua "$2")
   printf '%-10s p50 %8s  p99 %8s  req/s %s  %s\n' "$1" "$(echo "$R" | awk '$1=="50%"{print $2}')" "$(echo "$R" | awk '$1=="99%"{print $2}')" "$(echo "$R" | awk '/Requests\/sec/{print $2}')" "$(echo "$R" | grep -i non-2xx)"
 }
 # ROUNDS (default 2) rounds of ONLY (default: every column), in this order within a round.
