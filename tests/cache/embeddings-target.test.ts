@@ -9,26 +9,12 @@
 // - a target that fails or cannot be resolved: requests are answered at once as SEMANTIC_MISS.
 
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
-import { apiKeys, hashSecret } from '@gateway/admin-api-keys';
-import { organisations, workspaces } from '@gateway/admin-identity';
 import { createDatabase } from '@gateway/db';
 import { requestLogs } from '@gateway/plugin-request-log';
 import { eq } from '@gateway/sdk';
 import { useStack } from '../helpers/e2e-stack.ts';
 import { startCohereServer } from '../providers/cohere/server.ts';
-import { chat, RUN, SEMANTIC, T, upstream, userChat } from './support.ts';
-
-const DIMS = 64;
-/** Texts about France share one direction, texts about bread another; anything else gets a direction of its own. */
-function vectorOf(text: string): number[] {
-  const v = new Array<number>(DIMS).fill(0);
-  const t = text.toLowerCase();
-  let h = 0;
-  for (const ch of t) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
-  v[/france|french|paris/.test(t) ? 0 : /bread|bake|sourdough/.test(t) ? 1 : 2 + (h % (DIMS - 2))] = 1;
-  v[2 + ((h >> 8) % (DIMS - 2))]! += 0.05;
-  return v;
-}
+import { addWorkspaceKey, chat, RUN, SEMANTIC, T, topicVector, upstream, userChat } from './support.ts';
 
 let cohereDown = false;
 /** Cohere's Embed API v2: `texts`, `input_type` and `embedding_types` in, `embeddings.float` out. */
@@ -41,7 +27,7 @@ const cohere = startCohereServer({
       return Response.json({ message: 'invalid request' }, { status: 400 });
     return Response.json({
       id: 'embed-cache-test',
-      embeddings: { float: texts.map((t) => vectorOf(String(t))) },
+      embeddings: { float: texts.map((t) => topicVector(String(t))) },
       texts,
       meta: { api_version: { version: '2' }, billed_units: { input_tokens: texts.length } },
       response_type: 'embeddings_by_type',
@@ -131,27 +117,7 @@ describe("a workspace's own embeddings target (a saved config named in its cache
   };
 
   beforeAll(async () => {
-    const db = await createDatabase(stack().db.url);
-    try {
-      const [org] = await db.select(organisations, { limit: 1 });
-      const [first] = await db.select(workspaces, { limit: 1 });
-      if (!org || !first) throw new Error('the gateway did not bootstrap its organisation');
-      workspaceId = first.id;
-      const second = crypto.randomUUID();
-      await db.insert(workspaces, { id: second, organisation_id: org.id, name: 'Lexical workspace', slug: `lexical-${RUN}` });
-      await db.insert(apiKeys, {
-        id: crypto.randomUUID(),
-        organisation_id: org.id,
-        workspace_id: second,
-        name: 'embeddings target test key',
-        type: 'workspace-service',
-        hash: hashSecret(otherKey),
-        prefix_hint: otherKey.slice(0, 8),
-        scopes: [],
-      });
-    } finally {
-      await db.close();
-    }
+    workspaceId = (await addWorkspaceKey(stack().db.url, otherKey, 'new')).firstWorkspaceId;
   });
   beforeEach(() => {
     stack().mock.reset();

@@ -1,15 +1,11 @@
 // Tenants never see each other's answers: two API keys in two workspaces of the same gateway (the second workspace
-// and its workspace-service key are written straight into the gateway's SQLite database, the way the identity
-// plugin stores them: SHA-256 of the secret, admin/identity/src/secrets.ts), the same config, the same provider key,
+// and its workspace-service key are written straight into the gateway's SQLite database: addWorkspaceKey), the same config, the same provider key,
 // the same body, the same namespace. Simple and semantic mode, whole and streamed.
 
 import { beforeAll, beforeEach, describe, expect, test } from 'bun:test';
-import { apiKeys, hashSecret } from '@gateway/admin-api-keys';
-import { organisations, workspaces } from '@gateway/admin-identity';
-import { createDatabase } from '@gateway/db';
 import OpenAI from 'openai';
 import { useStack } from '../helpers/e2e-stack.ts';
-import { chat, RUN, SEMANTIC, SIMPLE, streamChat, T, unique, upstream, userChat } from './support.ts';
+import { addWorkspaceKey, chat, RUN, SEMANTIC, SIMPLE, streamChat, T, unique, upstream, userChat } from './support.ts';
 
 const stack = useStack('sqlite');
 const secondKey = `gw-cache-ws2-${crypto.randomUUID()}`;
@@ -18,36 +14,8 @@ const sameWorkspaceKey = `gw-cache-ws1-${crypto.randomUUID()}`;
 let secondWorkspace = '';
 
 beforeAll(async () => {
-  const db = await createDatabase(stack().db.url);
-  try {
-    const [org] = await db.select(organisations, { limit: 1 });
-    const [first] = await db.select(workspaces, { limit: 1 });
-    if (!org || !first) throw new Error('the gateway did not bootstrap its organisation');
-    secondWorkspace = crypto.randomUUID();
-    await db.insert(workspaces, { id: secondWorkspace, organisation_id: org.id, name: 'Second workspace', slug: `second-${RUN}` });
-    await db.insert(apiKeys, {
-      id: crypto.randomUUID(),
-      organisation_id: org.id,
-      workspace_id: secondWorkspace,
-      name: 'cache isolation test key',
-      type: 'workspace-service',
-      hash: hashSecret(secondKey),
-      prefix_hint: secondKey.slice(0, 8),
-      scopes: [],
-    });
-    await db.insert(apiKeys, {
-      id: crypto.randomUUID(),
-      organisation_id: org.id,
-      workspace_id: first.id,
-      name: 'cache isolation test key, first workspace',
-      type: 'workspace-service',
-      hash: hashSecret(sameWorkspaceKey),
-      prefix_hint: sameWorkspaceKey.slice(0, 8),
-      scopes: [],
-    });
-  } finally {
-    await db.close();
-  }
+  secondWorkspace = (await addWorkspaceKey(stack().db.url, secondKey, 'new')).workspaceId;
+  await addWorkspaceKey(stack().db.url, sameWorkspaceKey, 'first');
 });
 beforeEach(() => stack().mock.reset());
 

@@ -10,7 +10,7 @@
 
 import { afterAll, beforeEach, describe, expect, test } from 'bun:test';
 import { useStack } from '../helpers/e2e-stack.ts';
-import { chat, expectValidSse, RUN, rawStream, SEMANTIC, streamChat, T, upstream, userChat } from './support.ts';
+import { chat, expectValidSse, RUN, rawStream, SEMANTIC, streamChat, T, topicVector, upstream, userChat } from './support.ts';
 
 const ns = (name: string) => ({ ...SEMANTIC, 'x-gateway-cache-namespace': `${RUN}-${name}` });
 
@@ -82,19 +82,6 @@ describe('semantic mode, local lexical embedding', () => {
 
 // ---- an OpenAI-compatible embeddings endpoint of our own ---------------------------------------------------------
 
-const DIMS = 64;
-/** Texts about France share one direction, texts about bread another; anything else gets a direction of its own. */
-function vectorOf(text: string): number[] {
-  const v = new Array<number>(DIMS).fill(0);
-  const t = text.toLowerCase();
-  let h = 0;
-  for (const ch of t) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
-  const topic = /france|french|paris/.test(t) ? 0 : /bread|bake|sourdough/.test(t) ? 1 : 2 + (h % (DIMS - 2));
-  v[topic] = 1;
-  v[2 + ((h >> 8) % (DIMS - 2))]! += 0.05; // a little noise per text
-  return v;
-}
-
 const embeddingCalls: { auth: string | null; body: { model?: string; input?: string[] } }[] = [];
 let embeddingsDown = false;
 let embeddingsDelayMs = 0;
@@ -107,7 +94,7 @@ const embeddings = Bun.serve({
     if (embeddingsDown) return new Response('{"error":{"message":"down"}}', { status: 503 });
     if (embeddingsDelayMs) await Bun.sleep(embeddingsDelayMs);
     const input = body.input ?? [];
-    return Response.json({ object: 'list', model: body.model, data: input.map((text, index) => ({ object: 'embedding', index, embedding: vectorOf(text) })), usage: { prompt_tokens: 1, total_tokens: 1 } });
+    return Response.json({ object: 'list', model: body.model, data: input.map((text, index) => ({ object: 'embedding', index, embedding: topicVector(text) })), usage: { prompt_tokens: 1, total_tokens: 1 } });
   },
 });
 afterAll(() => embeddings.stop(true));

@@ -3,6 +3,9 @@
 // upstream call counts on the OpenAI mock.
 
 import { expect } from 'bun:test';
+import { apiKeys, hashSecret } from '@gateway/admin-api-keys';
+import { organisations, workspaces } from '@gateway/admin-identity';
+import { createDatabase } from '@gateway/db';
 import type OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { OpenAIMock } from '../mocks/openai-server.ts';
@@ -104,3 +107,50 @@ export async function waitFor(what: string, cond: () => boolean | Promise<boolea
 /** A prompt unique to this run (and test), so that suites sharing a store never meet each other's entries. */
 export const RUN = crypto.randomUUID().slice(0, 8);
 export const unique = (text: string) => `${text} [${RUN}-${crypto.randomUUID().slice(0, 6)}]`;
+
+const TOPIC_DIMS = 64;
+/**
+ * A stand-in embedding model that knows paraphrases: texts about France share one direction, texts about bread
+ * another; anything else gets a direction of its own (what no lexical measure can do).
+ */
+export function topicVector(text: string): number[] {
+  const v = new Array<number>(TOPIC_DIMS).fill(0);
+  const t = text.toLowerCase();
+  let h = 0;
+  for (const ch of t) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+  v[/france|french|paris/.test(t) ? 0 : /bread|bake|sourdough/.test(t) ? 1 : 2 + (h % (TOPIC_DIMS - 2))] = 1;
+  v[2 + ((h >> 8) % (TOPIC_DIMS - 2))]! += 0.05; // a little noise per text
+  return v;
+}
+
+/**
+ * Writes a workspace-service key straight into the gateway's database, the way the api-keys plugin stores one
+ * (SHA-256 of the secret): in a new workspace of the bootstrapped organisation, or in its first (default) one.
+ * Returns the key's workspace and the first workspace.
+ */
+export async function addWorkspaceKey(databaseUrl: string, secret: string, where: 'new' | 'first'): Promise<{ workspaceId: string; firstWorkspaceId: string }> {
+  const db = await createDatabase(databaseUrl);
+  try {
+    const [org] = await db.select(organisations, { limit: 1 });
+    const [first] = await db.select(workspaces, { limit: 1 });
+    if (!org || !first) throw new Error('the gateway did not bootstrap its organisation');
+    let target = first.id;
+    if (where === 'new') {
+      target = crypto.randomUUID();
+      await db.insert(workspaces, { id: target, organisation_id: org.id, name: `Workspace ${target.slice(0, 8)}`, slug: `ws-${target.slice(0, 13)}` });
+    }
+    await db.insert(apiKeys, {
+      id: crypto.randomUUID(),
+      organisation_id: org.id,
+      workspace_id: target,
+      name: 'cache test key',
+      type: 'workspace-service',
+      hash: hashSecret(secret),
+      prefix_hint: secret.slice(0, 8),
+      scopes: [],
+    });
+    return { workspaceId: target, firstWorkspaceId: first.id };
+  } finally {
+    await db.close();
+  }
+}
