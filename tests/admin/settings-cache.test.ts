@@ -2,12 +2,12 @@
 // (a saved config of the workspace, stored by id whether named by id or slug), who may read and change it, the 400s
 // naming embeddings_config, the audit entry, and service `workspaceCacheSettings` answering the new value as soon as
 // the PUT has answered — in this gateway, and promptly in another one sharing MariaDB and Redis.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import type { WorkspaceCacheSettings } from '@gateway/admin-settings';
 import type { Gateway } from '@gateway/server';
-import { createE2EDatabase, E2E_DIALECTS, type E2EDatabase } from '../helpers/e2e-database.ts';
-import { startInProcessGateway, TEST_ADMIN_KEY } from '../helpers/in-process.ts';
-import { type Json, type SettingsGateway, useSettingsGateway } from './settings-support.ts';
+import { E2E_DIALECTS } from '../helpers/e2e-database.ts';
+import { TEST_ADMIN_KEY } from '../helpers/in-process.ts';
+import { type Json, type SettingsGateway, useGatewayPair, useSettingsGateway } from './settings-support.ts';
 
 const errorOf = (body: Json) => body.error as { message: string; param: string | null; code: string; type: string };
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -172,21 +172,7 @@ describe.each(E2E_DIALECTS)('workspace cache settings (%s)', (dialect) => {
 // Two processes of a deployment on one MariaDB and one Redis: a PUT through one reaches the other's service
 // promptly. SQLite is left out: one SQLite file is not shared by several gateways.
 describe('workspace cache settings across gateways sharing MariaDB and Redis', () => {
-  const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-  let db: E2EDatabase;
-  let a: Gateway;
-  let b: Gateway;
-  beforeAll(async () => {
-    db = await createE2EDatabase('mysql');
-    const env = { DATABASE_URL: db.url, REDIS_URL };
-    a = await startInProcessGateway(env);
-    b = await startInProcessGateway(env);
-  }, 30_000);
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await db?.drop();
-  }, 30_000);
+  const pair = useGatewayPair();
 
   const call = async (gateway: Gateway, method: string, path: string, body?: unknown) => {
     const headers: Record<string, string> = { 'x-gateway-api-key': TEST_ADMIN_KEY };
@@ -196,6 +182,7 @@ describe('workspace cache settings across gateways sharing MariaDB and Redis', (
   };
 
   test('a PUT through one gateway reaches the service of the other within a second', async () => {
+    const { a, b } = pair();
     const workspace = await call(a, 'GET', '/workspaces/default');
     const workspaceId = String(workspace.body.id);
     const created = await call(a, 'POST', '/configs', { name: 'Embeddings', workspace_id: workspaceId, config: { provider: 'openai', api_key: 'sk-x' } });

@@ -1,30 +1,14 @@
 // Two gateways on one MariaDB and one Redis (two processes of a deployment): a security setting changed through
 // one changes what the other answers at once, although the other had the organisation's settings cached (the
 // change is announced on Redis). SQLite is left out: one SQLite file is not shared by several gateways.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import type { SecuritySettingsService } from '@gateway/admin-kit';
 import type { Gateway } from '@gateway/server';
-import { createE2EDatabase, type E2EDatabase } from '../helpers/e2e-database.ts';
-import { startInProcessGateway, TEST_ADMIN_KEY } from '../helpers/in-process.ts';
-
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+import { TEST_ADMIN_KEY } from '../helpers/in-process.ts';
+import { useGatewayPair } from './settings-support.ts';
 
 describe('settings across gateways sharing MariaDB and Redis', () => {
-  let db: E2EDatabase;
-  let a: Gateway;
-  let b: Gateway;
-  beforeAll(async () => {
-    db = await createE2EDatabase('mysql');
-    // Other suites on the same Redis may hear the announcement: it names this run's (random) organisation only.
-    const env = { DATABASE_URL: db.url, REDIS_URL };
-    a = await startInProcessGateway(env);
-    b = await startInProcessGateway(env);
-  }, 30_000);
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await db?.drop();
-  }, 30_000);
+  const pair = useGatewayPair();
 
   const get = async (gateway: Gateway, path: string) => {
     const response = await gateway.handle(new Request(`http://gateway.test/v1${path}`, { headers: { 'x-gateway-api-key': TEST_ADMIN_KEY } }));
@@ -33,6 +17,7 @@ describe('settings across gateways sharing MariaDB and Redis', () => {
   };
 
   test('a change through one gateway reaches the cache of the other within a second', async () => {
+    const { a, b } = pair();
     const service = b.plugins.registry.services.get('securitySettings') as SecuritySettingsService;
     const settings = await get(b, '/settings/security'); // cached in b from here on
     const organisationId = String(settings.organisation_id);

@@ -103,3 +103,27 @@ export function useSettingsGateway(dialect: E2EDialect, env: Record<string, stri
     return gw;
   };
 }
+
+/**
+ * beforeAll / afterAll of a describe block: two gateways (two processes of a deployment) on one fresh MariaDB
+ * database and the shared Redis. SQLite is left out: one SQLite file is not shared by several gateways.
+ */
+export function useGatewayPair(): () => { a: Gateway; b: Gateway } {
+  let db: E2EDatabase | undefined;
+  let pair: { a: Gateway; b: Gateway } | undefined;
+  beforeAll(async () => {
+    db = await createE2EDatabase('mysql');
+    // Other suites on the same Redis may hear the announcements: they name this run's (random) organisation only.
+    const env = { DATABASE_URL: db.url, REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' };
+    pair = { a: await startInProcessGateway(env), b: await startInProcessGateway(env) };
+  }, 30_000);
+  afterAll(async () => {
+    await pair?.a.close();
+    await pair?.b.close();
+    await db?.drop();
+  }, 30_000);
+  return () => {
+    if (!pair) throw new Error('the two gateways did not start');
+    return pair;
+  };
+}
