@@ -1,21 +1,7 @@
-/** Other plugins' services, which may load after this one or not at all. */
+/** Other plugins' services, which may load after this one or not at all (the lookups themselves are the SDK's). */
 import type { PluginApi } from '@gateway/sdk';
+export { lazyService, optionalService } from '@gateway/sdk';
 import { type SecretBox, secretBoxFromEnv } from './crypto.ts';
-
-/** The service, or undefined when no plugin provides it (yet). */
-export function optionalService<T>(api: Pick<PluginApi, 'service'>, name: string): T | undefined {
-  try {
-    return api.service<T>(name);
-  } catch {
-    return undefined;
-  }
-}
-
-/** A service looked up when first needed and kept once found (plugins load in order; a later one may provide it). */
-export function lazyService<T>(api: Pick<PluginApi, 'service'>, name: string): () => T | undefined {
-  let found: T | undefined;
-  return () => (found ??= optionalService<T>(api, name));
-}
 
 /**
  * The deployment's SecretBox, made when first needed: only a stored object with secrets needs the key, and a MySQL

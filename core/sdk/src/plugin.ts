@@ -290,3 +290,29 @@ export interface GatewayPlugin {
 export function definePlugin(plugin: GatewayPlugin): GatewayPlugin {
   return plugin;
 }
+
+// ---- services of other plugins (or of the host), which may load after this one or not at all -------------------
+
+/** The service, or undefined when nothing provides it (yet). */
+export function optionalService<T>(api: Pick<PluginApi, 'service'>, name: string): T | undefined {
+  try {
+    return api.service<T>(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A service looked up when first needed and kept once found. While it is missing, `retryMs` spaces the lookups (a
+ * lookup of a missing service throws inside `api.service`: too costly for every request of a hot path).
+ */
+export function lazyService<T>(api: Pick<PluginApi, 'service'>, name: string, retryMs = 0): () => T | undefined {
+  let found: T | undefined;
+  let lookedAt = Number.NEGATIVE_INFINITY;
+  return () => {
+    if (found !== undefined || (retryMs > 0 && Date.now() - lookedAt < retryMs)) return found;
+    lookedAt = Date.now();
+    found = optionalService<T>(api, name);
+    return found;
+  };
+}

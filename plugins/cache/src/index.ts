@@ -3,7 +3,7 @@
  * that answers a repeated request from the store without calling the provider, and sets `x-gateway-cache-status`.
  * README.md describes the key, the modes, streaming, the backends and every setting.
  */
-import { definePlugin, type GatewayCalls } from '@gateway/sdk';
+import { definePlugin, type GatewayCalls, lazyService } from '@gateway/sdk';
 import { MemoryBackend } from './backends/memory.ts';
 import { RedisBackend } from './backends/redis.ts';
 import { EmbedderChoice } from './embedders.ts';
@@ -38,22 +38,9 @@ export default definePlugin({
     }
     // Both services are looked up when a semantic lookup needs them: the core sets `gatewayCalls` once every plugin
     // is loaded, and the administration side (workspace targets) may load after this plugin or not at all.
-    const service = <T>(name: string): (() => T | undefined) => {
-      let found: T | undefined;
-      let lookedAt = -Infinity;
-      return () => {
-        if (found !== undefined || Date.now() - lookedAt < 1000) return found;
-        lookedAt = Date.now();
-        try {
-          found = api.service<T>(name);
-        } catch {
-          // not provided (yet): asked again in a second, not on every lookup
-        }
-        return found;
-      };
-    };
-    const calls = service<GatewayCalls>('gatewayCalls');
-    const workspaceSettings = service<WorkspaceCacheSettings>('workspaceCacheSettings');
+    // Looked up again at most once a second while missing, not on every lookup.
+    const calls = lazyService<GatewayCalls>(api, 'gatewayCalls', 1000);
+    const workspaceSettings = lazyService<WorkspaceCacheSettings>(api, 'workspaceCacheSettings', 1000);
     const embedders = new EmbedderChoice({
       settings,
       calls,
