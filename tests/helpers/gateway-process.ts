@@ -38,6 +38,8 @@ export async function startGatewayProcess(
       // A MySQL deployment must name its credentials key; every test gateway shares this one.
       GATEWAY_ENCRYPTION_KEY: 'gateway-test-encryption-key',
       BUN_CONFIG_MAX_HTTP_REQUESTS: '65535',
+      // Local provider servers listen on loopback, which the gateway no longer trusts by default.
+      TRUSTED_CUSTOM_HOSTS: 'localhost,127.0.0.1,::1',
       ...env,
       GATEWAY_ADMIN_API_KEY: adminKey,
     },

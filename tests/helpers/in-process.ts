@@ -3,6 +3,9 @@ import { ROOT } from './gateway-process.ts';
 
 export const TEST_ADMIN_KEY = 'gw-test-admin-key';
 
+/** What tests trust so that the gateway may call their local provider servers. */
+export const LOOPBACK_HOSTS = 'localhost,127.0.0.1,::1';
+
 /** A gateway in this process on an in-memory SQLite database, for tests that call `gateway.handle()`. */
 export async function startInProcessGateway(env: Record<string, string | undefined> = {}, roots: string[] = [ROOT]): Promise<Gateway> {
   return createGateway({
@@ -11,6 +14,8 @@ export async function startInProcessGateway(env: Record<string, string | undefin
       GATEWAY_ADMIN_API_KEY: TEST_ADMIN_KEY,
       LOG_LEVEL: 'silent',
       GATEWAY_ENCRYPTION_KEY: 'gateway-test-encryption-key',
+      // Local provider servers listen on loopback, which the gateway no longer trusts by default.
+      TRUSTED_CUSTOM_HOSTS: LOOPBACK_HOSTS,
       ...env,
     },
     roots,

@@ -43,7 +43,8 @@ export function readSettings(env: Record<string, string | undefined>): Settings 
     apiKeyPrefix: env.API_KEY_PREFIX || undefined,
     logLevel: env.LOG_LEVEL || 'info',
     maxRequestBodyBytes: int(env.MAX_REQUEST_BODY_BYTES, 33_554_432),
-    trustedCustomHosts: list(env.TRUSTED_CUSTOM_HOSTS, ['localhost', '127.0.0.1', '::1']),
+    // Nothing is trusted by default: a model server on this machine must be named (INTERFACE.md, docs/security.md).
+    trustedCustomHosts: list(env.TRUSTED_CUSTOM_HOSTS, []),
     disabledPlugins: list(env.GATEWAY_DISABLED_PLUGINS, []),
     defaultRequestTimeoutMs: int(env.GATEWAY_DEFAULT_REQUEST_TIMEOUT_MS, 600_000),
     streamIdleTimeoutMs: int(env.GATEWAY_STREAM_IDLE_TIMEOUT_MS, 120_000),
