@@ -85,7 +85,7 @@ for (const dialect of DIALECTS) {
         name: `ref ${id.slice(0, 8)}`,
         slug: `ref-${id.slice(0, 8)}`,
         manager_type,
-        auth_config: box.sealJson(auth),
+        auth_config: box.sealJson(auth, { table: 'secret_references', id, field: 'auth_config' }),
         secret_path,
         secret_key: extra.secret_key ?? null,
         allow_all_workspaces: extra.allowed === undefined,

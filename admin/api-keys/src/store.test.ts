@@ -43,7 +43,7 @@ for (const dialect of DIALECTS) {
         expect(stored?.hash).toBe(hashSecret(winners[0]?.secret ?? ''));
         expect(stored?.previous_hash).toBe(row.hash);
         // The sealed secret opens to the winner's; the pickup hands it out once, to one of two callers.
-        expect(box.open(stored?.pending_secret ?? '')).toBe(winners[0]?.secret ?? '');
+        expect(box.open(stored?.pending_secret ?? '', { table: 'api_keys', id: row.id, field: 'pending_secret' })).toBe(winners[0]?.secret ?? '');
         const fresh = stored ?? row;
         const picks = await Promise.all([here.reveal(fresh), there.reveal(fresh)]);
         expect(picks.filter((p) => p !== undefined).map((p) => p?.secret)).toEqual([winners[0]?.secret ?? '']);

@@ -3,7 +3,7 @@
  * and is followed by the announcement that makes every process's verifier forget the key. Rotations are
  * conditional updates on the current hash, so two processes (or two requests) never both rotate one key.
  */
-import type { SecretBox } from '@gateway/admin-kit';
+import type { SealedAt, SecretBox } from '@gateway/admin-kit';
 import { and, eq, type Columns, type Database, type NewRow, type StateStore } from '@gateway/sdk';
 import type { ApiKeyClock } from './clock.ts';
 import { DAY_MS, DEFAULT_TRANSITION_MS } from './policy.ts';
@@ -21,6 +21,9 @@ export interface StoreDeps {
   /** The box that seals a scheduled rotation's secret; throws when the deployment has no encryption key. */
   secretBox: () => SecretBox;
 }
+
+/** Where a scheduled rotation's sealed secret is bound (admin-kit crypto.ts): it opens only in its own key's row. */
+const pendingSecretAt = (id: string): SealedAt => ({ table: apiKeys.name, id, field: 'pending_secret' });
 
 export type NewKey = Omit<NewRow<typeof apiKeys>, 'hash' | 'prefix_hint' | 'created_at' | 'updated_at'>;
 
@@ -90,7 +93,7 @@ export class ApiKeyStore {
         previous_expires_at: now + transitionMs,
         last_rotated_at: now,
         next_rotation_at: next,
-        pending_secret: options.scheduled ? this.d.secretBox().seal(secret) : null,
+        pending_secret: options.scheduled ? this.d.secretBox().seal(secret, pendingSecretAt(row.id)) : null,
         updated_at: now,
       },
       // The claim: only the request or process that still sees the old hash (and, scheduled, the same due time) wins.
@@ -112,7 +115,7 @@ export class ApiKeyStore {
       and(eq(c.id, row.id), eq(c.pending_secret, sealed)),
     );
     if (matched === 0) return undefined;
-    return { row: await this.mustGet(row.organisation_id, row.id), secret: this.d.secretBox().open(sealed) };
+    return { row: await this.mustGet(row.organisation_id, row.id), secret: this.d.secretBox().open(sealed, pendingSecretAt(row.id)) };
   }
 
   /** Deletes the workspace-user keys of a user: in one workspace, or (null) in all of the organisation. */

@@ -4,12 +4,12 @@
  * `guardrailReferences` tells the saved-guardrail plugin which configs use a guardrail.
  */
 import { type SavedGuardrailStore, SERVICES as GUARDRAIL_SERVICES } from '@gateway/admin-guardrails';
-import { lazySecretBox, lazyService, optionalService } from '@gateway/admin-kit';
+import { lazySecretBox, lazyService, optionalService, rebindSealed } from '@gateway/admin-kit';
 import { type Database, definePlugin } from '@gateway/sdk';
 import { guardrailReferences } from './references.ts';
 import { configRoutes, SCOPES } from './routes.ts';
 import { ConfigStore } from './store.ts';
-import { configMigrations } from './tables.ts';
+import { configMigrations, savedConfigs, savedConfigVersions } from './tables.ts';
 
 export { ConfigStore, MISSING_GUARDRAIL_CHECK } from './store.ts';
 export { configRoutes, SCOPES } from './routes.ts';
@@ -25,6 +25,9 @@ export default definePlugin({
     await database.migrate(configMigrations);
     // Only a config with secrets needs the key (GATEWAY_ENCRYPTION_KEY, or the SQLite key file).
     const getBox = lazySecretBox(api.env);
+    // Secrets sealed before they were bound to their rows are bound now (admin-kit sealed-rebind.ts).
+    await rebindSealed(database, { table: savedConfigs, fields: ['secrets'] }, getBox, api.logger);
+    await rebindSealed(database, { table: savedConfigVersions, fields: ['secrets'] }, getBox, api.logger);
     // Looked up when needed: the saved-guardrail plugin may load after this one, or not at all.
     const guardrails = lazyService<SavedGuardrailStore>(api, GUARDRAIL_SERVICES.store);
     const store = new ConfigStore({ database, state: api.state, box: getBox, guardrails, logger: api.logger });

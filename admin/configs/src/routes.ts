@@ -14,6 +14,7 @@ import {
   openSecrets,
   page,
   requireWorkspaceRole,
+  type SealedAt,
   type SecretBox,
   sealSecrets,
   validator,
@@ -23,7 +24,7 @@ import { type AdminRequest, type AdminRoute, and, asc, type Database, desc, eq, 
 import { Type } from '@sinclair/typebox';
 import { type ConfigRow, presentConfig, presentVersion } from './present.ts';
 import type { ConfigStore } from './store.ts';
-import { savedConfigs, savedConfigVersions } from './tables.ts';
+import { configSecretsAt, savedConfigs, savedConfigVersions, versionSecretsAt } from './tables.ts';
 import { checkedConfig } from './validate.ts';
 
 export const SCOPES = ['configs.read', 'configs.write', 'configs.delete'] as const;
@@ -67,8 +68,9 @@ type Columns = typeof savedConfigs.columns;
 export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
   const { database, store } = deps;
 
-  const sealed = (config: JsonObject) => {
-    const { masked, sealed } = sealSecrets(config, deps.box);
+  /** The config masked, its secrets sealed for the row `at`. */
+  const sealed = (config: JsonObject, at: SealedAt) => {
+    const { masked, sealed } = sealSecrets(config, deps.box, at);
     return { config: masked, secrets: sealed };
   };
 
@@ -136,8 +138,9 @@ export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
       const workspaceId = requireActive(workspace);
       const given = body.slug === undefined ? undefined : checkSlug(body.slug);
       const config = checkedConfig(body.config, [], { organisationId: org, workspaceId }, deps.guardrails());
-      const stored = sealed(config);
       const id = crypto.randomUUID();
+      const versionId = crypto.randomUUID();
+      const stored = sealed(config, configSecretsAt(id));
       const now = Date.now();
       await writeWithSlug(
         given,
@@ -158,10 +161,11 @@ export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
               updated_at: now,
             });
             await tx.insert(savedConfigVersions, {
+              id: versionId,
               config_id: id,
               organisation_id: org,
               version: 1,
-              ...stored,
+              ...sealed(config, versionSecretsAt(versionId)),
               created_by_key: req.caller.apiKeyId,
               created_by_user: req.caller.userId,
               created_at: now,
@@ -224,14 +228,14 @@ export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
       const config =
         body.config === undefined
           ? undefined
-          : checkedConfig(body.config, openSecrets(row.secrets, deps.box), { organisationId: row.organisation_id, workspaceId: row.workspace_id }, deps.guardrails());
+          : checkedConfig(body.config, openSecrets(row.secrets, deps.box, configSecretsAt(row.id)), { organisationId: row.organisation_id, workspaceId: row.workspace_id }, deps.guardrails());
       const version = config ? row.version + 1 : row.version;
       const now = Date.now();
       try {
         await database.transaction(async (tx) => {
           if (body.is_default === true)
             await tx.update(savedConfigs, { is_default: false }, (c) => and(eq(c.workspace_id, row.workspace_id), eq(c.is_default, true)));
-          const stored = config ? sealed(config) : undefined;
+          const stored = config ? sealed(config, configSecretsAt(row.id)) : undefined;
           const matched = await tx.update(
             savedConfigs,
             { name: body.name ?? row.name, slug, is_default: body.is_default ?? row.is_default, version, ...stored, updated_at: now },
@@ -239,16 +243,19 @@ export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
             (c) => and(eq(c.id, row.id), eq(c.version, row.version)),
           );
           if (matched === 0) throw Errors.conflict('The config was changed by another request meanwhile; read it again and retry');
-          if (stored)
+          if (config) {
+            const versionId = crypto.randomUUID();
             await tx.insert(savedConfigVersions, {
+              id: versionId,
               config_id: row.id,
               organisation_id: row.organisation_id,
               version,
-              ...stored,
+              ...sealed(config, versionSecretsAt(versionId)),
               created_by_key: req.caller.apiKeyId,
               created_by_user: req.caller.userId,
               created_at: now,
             });
+          }
         });
       } catch (error) {
         if (isUniqueViolation(error) && slug !== row.slug) throw Errors.conflict(`The slug ${JSON.stringify(slug)} is already taken in this workspace`, 'slug');

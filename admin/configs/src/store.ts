@@ -12,7 +12,8 @@ import { joinSecrets, openSecrets, reindex, type SecretBox, type StoredIndex, St
 import type { SavedConfigResolver } from '@gateway/config';
 import { type Caller, type Database, Errors, type GatewayConfig, type Logger, type StateStore } from '@gateway/sdk';
 import { GUARDRAIL_LISTS, stringEntries } from './refs.ts';
-import { savedConfigs } from './tables.ts';
+import type { ConfigRow } from './present.ts';
+import { configSecretsAt, savedConfigs } from './tables.ts';
 
 /**
  * The check id of the entry that stands for a saved guardrail a saved config names but that cannot be found (no
@@ -26,8 +27,8 @@ interface ConfigEntry {
   readonly workspaceId: string;
   /** What tells whether the row changed since this entry was built. */
   readonly stamp: string;
-  /** The current version, secrets in. */
-  readonly config: GatewayConfig;
+  /** The current version, secrets in; undefined when its secrets cannot be opened. */
+  readonly config: GatewayConfig | undefined;
   /** It names saved guardrails (string entries). */
   readonly refs: boolean;
   built: GatewayConfig | undefined;
@@ -62,20 +63,33 @@ export class ConfigStore {
     this.last = reindex(rows, this.last, {
       slugKey: (row) => `${row.workspace_id}\n${row.slug}`,
       build: (row, stamp): ConfigEntry => {
-        const config = joinSecrets(row.config, openSecrets(row.secrets, this.o.box)) as GatewayConfig;
+        const config = this.withSecrets(row);
         return {
           id: row.id,
           organisationId: row.organisation_id,
           workspaceId: row.workspace_id,
           stamp,
           config,
-          refs: stringEntries(config).length > 0,
+          refs: config !== undefined && stringEntries(config).length > 0,
           built: undefined,
           builtFor: -1,
         };
       },
     });
     return this.last;
+  }
+
+  /**
+   * The config with its secrets put back; undefined when they do not open (another GATEWAY_ENCRYPTION_KEY, or sealed
+   * for another row): such a config is refused when used, never run without its secrets or with another row's.
+   */
+  private withSecrets(row: ConfigRow): GatewayConfig | undefined {
+    try {
+      return joinSecrets(row.config, openSecrets(row.secrets, this.o.box, configSecretsAt(row.id))) as GatewayConfig;
+    } catch {
+      this.o.logger?.error({ config: row.id }, 'the secrets of a saved config cannot be decrypted (was GATEWAY_ENCRYPTION_KEY changed, or were they copied from another row?)');
+      return undefined;
+    }
   }
 
   start(): Promise<void> {
@@ -108,11 +122,13 @@ export class ConfigStore {
     if (!entry || entry.organisationId !== caller.organisationId) return undefined;
     if (entry.workspaceId !== caller.workspaceId && caller.keyType !== 'organisation-service')
       throw Errors.forbidden(`The saved config ${JSON.stringify(ref)} belongs to another workspace`);
-    if (!entry.refs) return entry.config;
+    const config = entry.config;
+    if (!config) throw Errors.internal(`The secrets of the saved config ${entry.id} cannot be decrypted`);
+    if (!entry.refs) return config;
     const guardrails = this.o.guardrails();
     const generation = guardrails?.generation ?? -1;
     if (entry.built === undefined || entry.builtFor !== generation) {
-      entry.built = withGuardrails(entry, guardrails);
+      entry.built = withGuardrails(entry, config, guardrails);
       entry.builtFor = generation;
     }
     return entry.built;
@@ -120,10 +136,10 @@ export class ConfigStore {
 }
 
 /** The config with each string guardrail entry replaced by the saved guardrail it names, for its workspace. */
-function withGuardrails(entry: ConfigEntry, guardrails: SavedGuardrailStore | undefined): GatewayConfig {
-  const copy: Record<string, unknown> = { ...entry.config };
+function withGuardrails(entry: ConfigEntry, config: GatewayConfig, guardrails: SavedGuardrailStore | undefined): GatewayConfig {
+  const copy: Record<string, unknown> = { ...config };
   for (const key of GUARDRAIL_LISTS) {
-    const list = entry.config[key];
+    const list = config[key];
     if (!Array.isArray(list)) continue;
     copy[key] = list.map((item) => {
       if (typeof item !== 'string') return item;

@@ -1,3 +1,4 @@
+import type { SealedAt } from '@gateway/admin-kit';
 import { col, defineTable, type JsonObject, type Migration } from '@gateway/sdk';
 
 /** A saved config: its current version is copied here, so that the hot path loads one table. */
@@ -43,3 +44,7 @@ export const savedConfigVersions = defineTable(
 );
 
 export const configMigrations: Migration[] = [{ id: 'configs/0001-saved-configs', tables: [savedConfigs, savedConfigVersions] }];
+
+/** Where a row's sealed secrets are bound (crypto.ts): they open only in the row and column they were sealed for. */
+export const configSecretsAt = (id: string): SealedAt => ({ table: savedConfigs.name, id, field: 'secrets' });
+export const versionSecretsAt = (id: string): SealedAt => ({ table: savedConfigVersions.name, id, field: 'secrets' });

@@ -3,12 +3,12 @@
  * in-memory set behind service `savedGuardrails` (string entries of input_guardrails / output_guardrails, for the
  * hook engine and config validation) and `savedGuardrailStore` (saved configs).
  */
-import { lazySecretBox, lazyService, optionalService } from '@gateway/admin-kit';
+import { lazySecretBox, lazyService, optionalService, rebindSealed } from '@gateway/admin-kit';
 import { type Database, definePlugin } from '@gateway/sdk';
 import { type GuardrailReferences, SERVICES } from './contracts.ts';
 import { guardrailRoutes, SCOPES } from './routes.ts';
 import { GuardrailStore } from './store.ts';
-import { guardrailMigrations } from './tables.ts';
+import { guardrailMigrations, savedGuardrails } from './tables.ts';
 
 export { SERVICES, type GuardrailReference, type GuardrailReferences } from './contracts.ts';
 export { entryViolations } from './entry.ts';
@@ -22,6 +22,8 @@ export default definePlugin({
     await database.migrate(guardrailMigrations);
     // Only a guardrail with secrets needs the key (GATEWAY_ENCRYPTION_KEY, or the SQLite key file).
     const getBox = lazySecretBox(api.env);
+    // Secrets sealed before they were bound to their rows are bound now (admin-kit sealed-rebind.ts).
+    await rebindSealed(database, { table: savedGuardrails, fields: ['secrets'] }, getBox, api.logger);
     const store = new GuardrailStore({ database, state: api.state, box: getBox, logger: api.logger });
     await store.start();
     api.onClose(() => store.stop());

@@ -45,7 +45,7 @@ import type { GuardrailReferences } from './contracts.ts';
 import { entryViolations } from './entry.ts';
 import { type GuardrailRow, presentGuardrail } from './present.ts';
 import type { GuardrailStore } from './store.ts';
-import { ORGANISATION_SCOPE, savedGuardrails } from './tables.ts';
+import { guardrailSecretsAt, ORGANISATION_SCOPE, savedGuardrails } from './tables.ts';
 
 export const SCOPES = ['guardrails.read', 'guardrails.write', 'guardrails.delete'] as const;
 
@@ -90,8 +90,9 @@ function checkedEntry(entry: JsonObject, previous: SecretPairs): JsonObject {
 export function guardrailRoutes(deps: GuardrailRouteDeps): AdminRoute[] {
   const { database, store } = deps;
 
-  const sealed = (entry: JsonObject) => {
-    const { masked, sealed } = sealSecrets(entry, deps.box);
+  /** The entry masked, its secrets sealed for the guardrail `id`. */
+  const sealed = (entry: JsonObject, id: string) => {
+    const { masked, sealed } = sealSecrets(entry, deps.box, guardrailSecretsAt(id));
     return { entry: masked, secrets: sealed };
   };
 
@@ -192,7 +193,7 @@ export function guardrailRoutes(deps: GuardrailRouteDeps): AdminRoute[] {
             scope: workspaceId ?? ORGANISATION_SCOPE,
             name: body.name,
             slug,
-            ...sealed(entry),
+            ...sealed(entry, id),
             version: 1,
             created_at: now,
             updated_at: now,
@@ -231,7 +232,7 @@ export function guardrailRoutes(deps: GuardrailRouteDeps): AdminRoute[] {
       await writable(req.principal, row);
       if (body.name === undefined && body.slug === undefined && body.entry === undefined)
         throw Errors.badRequest('Give at least one of name, slug, entry', 'body');
-      const entry = body.entry === undefined ? undefined : checkedEntry(body.entry as JsonObject, openSecrets(row.secrets, deps.box));
+      const entry = body.entry === undefined ? undefined : checkedEntry(body.entry as JsonObject, openSecrets(row.secrets, deps.box, guardrailSecretsAt(row.id)));
       const slug = body.slug === undefined ? row.slug : checkSlug(body.slug);
       if (slug !== row.slug) {
         const bySlug = (await referencesOf(row)).filter((r) => r.by === 'slug');
@@ -245,7 +246,7 @@ export function guardrailRoutes(deps: GuardrailRouteDeps): AdminRoute[] {
             {
               name: body.name ?? row.name,
               slug,
-              ...(entry ? sealed(entry) : {}),
+              ...(entry ? sealed(entry, row.id) : {}),
               version: row.version + 1,
               updated_at: Date.now(),
             },

@@ -9,8 +9,8 @@
  */
 import { clearConfigCache, type SavedGuardrail, type SavedGuardrailResolver } from '@gateway/config';
 import { joinSecrets, openSecrets, reindex, type SecretBox, type StoredIndex, StoredSnapshot } from '@gateway/admin-kit';
-import type { Database, Logger, StateStore } from '@gateway/sdk';
-import { savedGuardrails } from './tables.ts';
+import type { Database, Logger, Row, StateStore } from '@gateway/sdk';
+import { guardrailSecretsAt, savedGuardrails } from './tables.ts';
 
 export interface StoredGuardrail {
   readonly id: string;
@@ -30,6 +30,11 @@ export interface SavedGuardrailStore {
   /** A guardrail the workspace may use, by id or slug: its own workspace's first, then the organisation's. */
   find(organisationId: string, workspaceId: string, ref: string): StoredGuardrail | undefined;
 }
+
+/** The check of a guardrail whose secrets cannot be opened: no such check exists, so it fails and the entry denies. */
+export const UNREADABLE_GUARDRAIL_CHECK = 'saved_guardrail.unreadable';
+
+type GuardrailRow = Row<typeof savedGuardrails>;
 
 /** bySlug: `<organisation>\n<workspace or empty>\n<slug>` */
 type GuardrailSet = StoredIndex<Held>;
@@ -95,11 +100,25 @@ export class GuardrailStore implements SavedGuardrailStore {
           workspaceId: row.workspace_id,
           slug: row.slug,
           name: row.name,
-          entry: joinSecrets(row.entry, openSecrets(row.secrets, this.o.box)),
+          entry: this.withSecrets(row),
           stamp,
         }),
     });
     return this.last;
+  }
+
+  /**
+   * The entry with its secrets put back. Secrets that do not open (another GATEWAY_ENCRYPTION_KEY, or sealed for
+   * another row) are never replaced by nothing: the entry becomes one that denies, its check unknown, so that what it
+   * guarded is refused rather than run without it or with another guardrail's secret.
+   */
+  private withSecrets(row: GuardrailRow): SavedGuardrail {
+    try {
+      return joinSecrets(row.entry, openSecrets(row.secrets, this.o.box, guardrailSecretsAt(row.id)));
+    } catch {
+      this.o.logger?.error({ guardrail: row.id }, 'the secrets of a saved guardrail cannot be decrypted (was GATEWAY_ENCRYPTION_KEY changed, or were they copied from another row?): it denies');
+      return { deny: true, [UNREADABLE_GUARDRAIL_CHECK]: {} };
+    }
   }
 
   start(): Promise<void> {

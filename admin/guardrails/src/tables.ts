@@ -1,3 +1,4 @@
+import type { SealedAt } from '@gateway/admin-kit';
 import { col, defineTable, type JsonObject, type Migration } from '@gateway/sdk';
 
 /** Organisation-wide guardrails have no workspace; `scope` makes their slugs unique among themselves too. */
@@ -27,3 +28,6 @@ export const savedGuardrails = defineTable(
 );
 
 export const guardrailMigrations: Migration[] = [{ id: 'guardrails/0001-saved-guardrails', tables: [savedGuardrails] }];
+
+/** Where a guardrail's sealed secrets are bound (crypto.ts): they open only in the row and column they were sealed for. */
+export const guardrailSecretsAt = (id: string): SealedAt => ({ table: savedGuardrails.name, id, field: 'secrets' });

@@ -2,7 +2,7 @@
  * Integrations, workspace providers and virtual keys: the tables, the administration routes, GET /models, and
  * service `storedAccess` through which the server resolves `@slug` providers and virtual keys from memory.
  */
-import { lazyService, secretBoxFromEnv, type SecretResolver, type SecuritySettingsService, StoredSnapshot } from '@gateway/admin-kit';
+import { lazyService, rebindSealed, secretBoxFromEnv, type SecretResolver, type SecuritySettingsService, StoredSnapshot } from '@gateway/admin-kit';
 import { type Database, definePlugin, type ProviderAdapter } from '@gateway/sdk';
 import type { Ctx } from './context.ts';
 import { integrationModelRoutes } from './routes/integration-models.ts';
@@ -13,7 +13,7 @@ import { providerRoutes } from './routes/providers.ts';
 import { virtualKeyRoutes } from './routes/virtual-keys.ts';
 import { createStoredAccess } from './stored-access.ts';
 import { loadStoredSet, type StoredSet } from './stored-set.ts';
-import { integrationMigrations } from './tables.ts';
+import { integrationMigrations, integrations, virtualKeys } from './tables.ts';
 
 export { SCOPES, MODELS_SCOPES } from './scopes.ts';
 export { integrationMigrations, integrations, integrationModels, integrationWorkspaces, virtualKeys, workspaceProviders } from './tables.ts';
@@ -26,6 +26,9 @@ export default definePlugin({
     const database = api.service<Database>('database');
     await database.migrate(integrationMigrations);
     const box = secretBoxFromEnv(api.env);
+    // Credentials sealed before they were bound to their rows are bound now (admin-kit sealed-rebind.ts).
+    await rebindSealed(database, { table: integrations, fields: ['credentials'] }, () => box, api.logger);
+    await rebindSealed(database, { table: virtualKeys, fields: ['credentials'] }, () => box, api.logger);
     const snapshot = new StoredSnapshot<StoredSet>({
       name: 'integrations',
       state: api.state,

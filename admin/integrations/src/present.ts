@@ -1,5 +1,5 @@
 /** Stored rows as the API shows them: credentials masked, times as ISO 8601. */
-import { iso, type SecretBox } from '@gateway/admin-kit';
+import { iso, type SealedAt, type SecretBox } from '@gateway/admin-kit';
 import type { Row } from '@gateway/sdk';
 import { type Credentials, maskCredentials } from './credentials.ts';
 import type { integrationModels, integrations, virtualKeys, workspaceProviders } from './tables.ts';
@@ -9,10 +9,10 @@ export type ProviderRow = Row<typeof workspaceProviders>;
 export type VirtualKeyRow = Row<typeof virtualKeys>;
 export type ModelRow = Row<typeof integrationModels>;
 
-/** Sealed credentials opened for an answer; unreadable ones (another encryption key) show as absent. */
-export function openCredentials(box: SecretBox, sealed: string): Credentials | undefined {
+/** Sealed credentials opened for an answer; unreadable ones (another encryption key, another row's) show as absent. */
+export function openCredentials(box: SecretBox, sealed: string, at: SealedAt): Credentials | undefined {
   try {
-    return box.openJson<Credentials>(sealed);
+    return box.openJson<Credentials>(sealed, at);
   } catch {
     return undefined;
   }

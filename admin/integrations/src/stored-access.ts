@@ -18,7 +18,7 @@ export interface StoredAccessDeps {
 }
 
 function undecryptable(what: string): GatewayError {
-  return Errors.internal(`The stored credentials of ${what} cannot be decrypted (was GATEWAY_ENCRYPTION_KEY changed?)`);
+  return Errors.internal(`The stored credentials of ${what} cannot be decrypted (was GATEWAY_ENCRYPTION_KEY changed, or were they copied from another row?)`);
 }
 
 /** Credentials with the mapped secrets written in, as a target. */

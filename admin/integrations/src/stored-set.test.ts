@@ -4,19 +4,28 @@
  * hot path makes (provider slug, integration slug, virtual key by slug and id; 403 across workspaces).
  */
 import { describe, expect, test } from 'bun:test';
-import { SecretBox } from '@gateway/admin-kit';
+import { type SealedAt, SecretBox } from '@gateway/admin-kit';
 import { DIALECTS, useTestDatabase } from '@gateway/db/testing';
 import { type Caller, GatewayError } from '@gateway/sdk';
 import { createStoredAccess } from './stored-access.ts';
 import { loadStoredSet } from './stored-set.ts';
-import { integrationModels, integrationMigrations, integrations, integrationWorkspaces, virtualKeys, workspaceProviders } from './tables.ts';
+import {
+  integrationCredentialsAt,
+  integrationModels,
+  integrationMigrations,
+  integrations,
+  integrationWorkspaces,
+  virtualKeyCredentialsAt,
+  virtualKeys,
+  workspaceProviders,
+} from './tables.ts';
 import { thrown } from '@gateway/admin-kit/testing';
 
 class CountingBox extends SecretBox {
   opens = 0;
-  override openJson<T>(sealed: string): T {
+  override openJson<T>(sealed: string, at: SealedAt): T {
     this.opens++;
-    return super.openJson<T>(sealed);
+    return super.openJson<T>(sealed, at);
   }
 }
 
@@ -51,8 +60,8 @@ for (const dialect of DIALECTS) {
         updated_at: now,
       });
       await database.insert(integrations, [
-        integration('i-1', 'team', box.sealJson({ key: 'sk-team', configurations: { custom_host: 'http://127.0.0.1:1/v1' } })),
-        integration('i-2', 'foreign', other.sealJson({ key: 'sk-foreign', configurations: {} })),
+        integration('i-1', 'team', box.sealJson({ key: 'sk-team', configurations: { custom_host: 'http://127.0.0.1:1/v1' } }, integrationCredentialsAt('i-1'))),
+        integration('i-2', 'foreign', other.sealJson({ key: 'sk-foreign', configurations: {} }, integrationCredentialsAt('i-2'))),
       ]);
       await database.insert(integrationWorkspaces, [
         { organisation_id: ORG, integration_id: 'i-1', workspace_id: 'ws-a', enabled: true },
@@ -71,7 +80,7 @@ for (const dialect of DIALECTS) {
         name: 'v',
         slug: 'legacy',
         ai_provider_id: 'anthropic',
-        credentials: box.sealJson({ key: 'sk-ant-legacy', configurations: {} }),
+        credentials: box.sealJson({ key: 'sk-ant-legacy', configurations: {} }, virtualKeyCredentialsAt('vk-1')),
       });
 
       const set = await loadStoredSet(database, box);
@@ -114,12 +123,13 @@ for (const dialect of DIALECTS) {
       await database.migrate(integrationMigrations);
       const box = new SecretBox('a-test-key-of-enough-length');
       await database.insert(virtualKeys, {
+        id: 'vk-mapped',
         organisation_id: ORG,
         workspace_id: 'ws-a',
         name: 'v',
         slug: 'mapped',
         ai_provider_id: 'openai',
-        credentials: box.sealJson({ configurations: {} }),
+        credentials: box.sealJson({ configurations: {} }, virtualKeyCredentialsAt('vk-mapped')),
         secret_mappings: [{ target_field: 'key', secret_reference_id: 'ref' }],
       });
       const set = await loadStoredSet(database, box);

@@ -3,9 +3,17 @@
  * tables; credentials are decrypted here, once per load, never per request.
  */
 import type { Database, Logger, TargetConfig } from '@gateway/sdk';
-import type { SecretBox, SecretMapping } from '@gateway/admin-kit';
+import type { SealedAt, SecretBox, SecretMapping } from '@gateway/admin-kit';
 import { type AuthMode, type Credentials, toTarget } from './credentials.ts';
-import { integrationModels, integrations, integrationWorkspaces, virtualKeys, workspaceProviders } from './tables.ts';
+import {
+  integrationCredentialsAt,
+  integrationModels,
+  integrations,
+  integrationWorkspaces,
+  virtualKeyCredentialsAt,
+  virtualKeys,
+  workspaceProviders,
+} from './tables.ts';
 
 export interface ModelEntry {
   slug: string;
@@ -76,13 +84,16 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** Opens sealed credentials; a value that does not open is logged (without its content) and left out. */
+/**
+ * Opens sealed credentials; a value that does not open (another key, or sealed for another row) is logged (without
+ * its content) and left out: calls through it fail, they never use another row's secret.
+ */
 function opener(box: SecretBox, logger: Logger | undefined) {
-  return (sealed: string, what: string): Credentials | undefined => {
+  return (sealed: string, at: SealedAt, what: string): Credentials | undefined => {
     try {
-      return deepFreeze(box.openJson<Credentials>(sealed));
+      return deepFreeze(box.openJson<Credentials>(sealed, at));
     } catch {
-      logger?.error({ stored: what }, 'stored credentials cannot be decrypted: was GATEWAY_ENCRYPTION_KEY changed?');
+      logger?.error({ stored: what }, 'stored credentials cannot be decrypted: was GATEWAY_ENCRYPTION_KEY changed, or were they copied from another row?');
       return undefined;
     }
   };
@@ -115,7 +126,7 @@ export async function loadStoredSet(database: Database, box: SecretBox, logger?:
   const byId = new Map<string, IntegrationEntry>();
   const bySlug = new Map<string, IntegrationEntry>();
   for (const row of integrationRows) {
-    const credentials = open(row.credentials, `integration ${row.id}`);
+    const credentials = open(row.credentials, integrationCredentialsAt(row.id), `integration ${row.id}`);
     const target = credentials ? deepFreeze(toTarget(row.ai_provider_id, credentials, (row.auth_mode as AuthMode | null) ?? null)) : undefined;
     const models = new Map<string, ModelEntry>();
     for (const m of modelsOf.get(row.id) ?? []) {
@@ -162,7 +173,7 @@ export async function loadStoredSet(database: Database, box: SecretBox, logger?:
   const keysBySlug = new Map<string, VirtualKeyEntry>();
   const keySlugsInOrg = new Set<string>();
   for (const row of keyRows) {
-    const credentials = open(row.credentials, `virtual key ${row.id}`);
+    const credentials = open(row.credentials, virtualKeyCredentialsAt(row.id), `virtual key ${row.id}`);
     const entry: VirtualKeyEntry = {
       id: row.id,
       organisationId: row.organisation_id,

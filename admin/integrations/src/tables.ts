@@ -1,5 +1,5 @@
 import { col, defineTable, type Migration } from '@gateway/sdk';
-import type { SecretMapping } from '@gateway/admin-kit';
+import type { SealedAt, SecretMapping } from '@gateway/admin-kit';
 import type { PricingAdjustments } from './credentials.ts';
 
 /**
@@ -96,6 +96,10 @@ export const virtualKeys = defineTable(
   },
   { indexes: [{ columns: ['workspace_id', 'slug'], unique: true }, { columns: ['organisation_id'] }] },
 );
+
+/** Where sealed credentials are bound (crypto.ts): they open only in the row and column they were sealed for. */
+export const integrationCredentialsAt = (id: string): SealedAt => ({ table: integrations.name, id, field: 'credentials' });
+export const virtualKeyCredentialsAt = (id: string): SealedAt => ({ table: virtualKeys.name, id, field: 'credentials' });
 
 export const integrationMigrations: Migration[] = [
   {

@@ -4,7 +4,8 @@ export { csv, DEFAULT_PAGE_SIZE, iso, json, list, MAX_PAGE_SIZE, noContent, page
 export { StoredSnapshot, type SnapshotOptions } from './snapshot.ts';
 export { reindex, type Stamped, type StoredIndex, type VersionedRow } from './stored-index.ts';
 export { validator, type BodyValidator } from './validate.ts';
-export { secretBoxFromEnv, SecretBox } from './crypto.ts';
+export { type SealedAt, SealedValueError, secretBoxFromEnv, SecretBox } from './crypto.ts';
+export { rebindSealed, type SealedColumns } from './sealed-rebind.ts';
 export { formatPath, joinSecrets, MASK, openSecrets, restoreMasked, sealSecrets, splitSecrets, type JsonPath, type SecretPairs } from './masked-secrets.ts';
 export { lazySecretBox, lazyService, optionalService } from './services.ts';
 export { checkSlug, freeSlug, generatedSlug, isUuid, SLUG_PATTERN, slugBase, slugFromName, type SlugRule, writeWithSlug } from './slug.ts';

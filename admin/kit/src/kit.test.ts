@@ -75,20 +75,59 @@ describe('admin kit', () => {
 });
 
 describe('secret box', () => {
+  const at = { table: 'integrations', id: 'row-1', field: 'credentials' };
+
   test('seals and opens; another key cannot open; tampering is detected', async () => {
     const { SecretBox } = await import('./crypto.ts');
     const box = new SecretBox('a-key-of-sixteen-chars');
-    const sealed = box.seal('sk-secret');
+    const sealed = box.seal('sk-secret', at);
     expect(sealed).not.toContain('sk-secret');
-    expect(box.open(sealed)).toBe('sk-secret');
-    expect(box.seal('sk-secret')).not.toBe(sealed); // a fresh IV each time
-    expect(() => new SecretBox('another-key-of-16-chars').open(sealed)).toThrow();
+    expect(sealed.startsWith('v2:')).toBe(true);
+    expect(box.open(sealed, at)).toBe('sk-secret');
+    expect(box.seal('sk-secret', at)).not.toBe(sealed); // a fresh IV each time
+    expect(() => new SecretBox('another-key-of-16-chars').open(sealed, at)).toThrow();
     const [v, iv, body] = sealed.split(':');
     const bytes = Buffer.from(body!, 'base64url');
     bytes[0] = bytes[0]! ^ 1;
     const flipped = `${v}:${iv}:${bytes.toString('base64url')}`;
-    expect(() => box.open(flipped)).toThrow();
-    expect(box.openJson(box.sealJson({ a: [1] }))).toEqual({ a: [1] });
+    expect(() => box.open(flipped, at)).toThrow();
+    expect(box.openJson(box.sealJson({ a: [1] }, at), at)).toEqual({ a: [1] });
+  });
+
+  test('a sealed value opens only in its own table, row and field; the error never holds the value', async () => {
+    const { SealedValueError, SecretBox } = await import('./crypto.ts');
+    const box = new SecretBox('a-key-of-sixteen-chars');
+    const sealed = box.seal('sk-secret', at);
+    for (const elsewhere of [
+      { ...at, id: 'row-2' },
+      { ...at, table: 'virtual_keys' },
+      { ...at, field: 'secrets' },
+    ]) {
+      let error: unknown;
+      try {
+        box.open(sealed, elsewhere);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(SealedValueError);
+      expect(String((error as Error).message)).not.toContain('sk-secret');
+      expect(String((error as Error).message)).not.toContain(sealed);
+    }
+  });
+
+  test('a value sealed before binding (v1, no associated data) still opens, wherever it is', async () => {
+    const { createCipheriv, randomBytes, createHash } = await import('node:crypto');
+    const { SecretBox } = await import('./crypto.ts');
+    const material = 'a-key-of-sixteen-chars';
+    // The v1 format as the gateway wrote it before values were bound to their rows.
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', createHash('sha256').update(material).digest(), iv);
+    const data = Buffer.concat([cipher.update('sk-legacy', 'utf8'), cipher.final(), cipher.getAuthTag()]);
+    const legacy = `v1:${iv.toString('base64url')}:${data.toString('base64url')}`;
+    const box = new SecretBox(material);
+    expect(SecretBox.isUnbound(legacy)).toBe(true);
+    expect(box.open(legacy, at)).toBe('sk-legacy');
+    expect(SecretBox.isUnbound(box.seal('sk-legacy', at))).toBe(false);
   });
 });
 

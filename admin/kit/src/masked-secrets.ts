@@ -4,7 +4,7 @@
  * MASK where a secret was; a client that sends MASK back (GET, edit, PUT) keeps the stored secret at that path.
  */
 import type { Json, JsonObject } from '@gateway/sdk';
-import type { SecretBox } from './crypto.ts';
+import type { SealedAt, SecretBox } from './crypto.ts';
 
 export const MASK = '********';
 
@@ -100,13 +100,13 @@ export function joinSecrets<T extends Json>(masked: T, secrets: SecretPairs): T 
   return walk(masked, [], (path) => secrets.find(([p]) => samePath(p, path))?.[1]) as T;
 }
 
-/** A document as stored: masked, with its secrets sealed apart (null when it has none). */
-export function sealSecrets<T extends Json>(document: T, box: () => SecretBox): { masked: T; sealed: string | null } {
+/** A document as stored: masked, with its secrets sealed apart for the row and column `at` (null when it has none). */
+export function sealSecrets<T extends Json>(document: T, box: () => SecretBox, at: SealedAt): { masked: T; sealed: string | null } {
   const { masked, secrets } = splitSecrets(document);
-  return { masked, sealed: secrets.length > 0 ? box().sealJson(secrets) : null };
+  return { masked, sealed: secrets.length > 0 ? box().sealJson(secrets, at) : null };
 }
 
-/** The secrets of a stored document (`sealSecrets`' `sealed`); the box is asked for only when there are some. */
-export function openSecrets(sealed: string | null, box: () => SecretBox): SecretPairs {
-  return sealed ? box().openJson<SecretPairs>(sealed) : [];
+/** The secrets of a stored document (`sealSecrets`' `sealed`, from `at`); the box is asked for only when there are some. */
+export function openSecrets(sealed: string | null, box: () => SecretBox, at: SealedAt): SecretPairs {
+  return sealed ? box().openJson<SecretPairs>(sealed, at) : [];
 }

@@ -7,11 +7,11 @@
  * Environment: SECRET_REFERENCES_CACHE_TTL_MS (how long a fetched secret is kept in the process, default 30000),
  * SECRET_REFERENCES_TIMEOUT_MS (deadline of one manager call, default 10000).
  */
-import { optionalService, secretBoxFromEnv } from '@gateway/admin-kit';
+import { optionalService, rebindSealed, secretBoxFromEnv } from '@gateway/admin-kit';
 import { type Database, definePlugin, type HostCheck } from '@gateway/sdk';
 import { secretReferenceRoutes } from './routes.ts';
 import { DEFAULT_CACHE_TTL_MS, DEFAULT_TIMEOUT_MS, SecretReferenceService } from './service.ts';
-import { secretReferenceMigrations } from './tables.ts';
+import { secretReferenceMigrations, secretReferences } from './tables.ts';
 
 export { MANAGER_TYPES, type ManagerType } from './kinds.ts';
 export { SCOPES, secretReferenceRoutes } from './routes.ts';
@@ -28,6 +28,8 @@ export default definePlugin({
     const database = api.service<Database>('database');
     await database.migrate(secretReferenceMigrations);
     const box = secretBoxFromEnv(api.env);
+    // Logins sealed before they were bound to their rows are bound now (admin-kit sealed-rebind.ts).
+    await rebindSealed(database, { table: secretReferences, fields: ['auth_config'] }, () => box, api.logger);
     const hostGuard = optionalService<HostCheck>(api, 'hostGuard');
     const service = new SecretReferenceService({
       database,

@@ -7,7 +7,7 @@ import { json, list, noContent, page, type SecretBox } from '@gateway/admin-kit'
 import { type AdminRequest, type AdminRoute, and, asc, type Database, eq, Errors, type HostCheck } from '@gateway/sdk';
 import { type AuthConfig, HINTED_FIELDS, MANAGER_TYPES, MASK, type ManagerType, mergeAuth, withDefaults } from './kinds.ts';
 import type { SecretReferenceService } from './service.ts';
-import { allows, findReference, openAuth, view } from './store.ts';
+import { allows, authConfigAt, findReference, openAuth, view } from './store.ts';
 import { type SecretReferenceRow, secretReferences } from './tables.ts';
 import { checkHosts, checkReference, checkUpdate, type KindBody, resolveWorkspaces } from './validate.ts';
 
@@ -113,14 +113,15 @@ export function secretReferenceRoutes(deps: RouteDeps): AdminRoute[] {
       if (ref.slug && (await slugTaken(database, organisationId, ref.slug))) throw Errors.conflict(`slug ${ref.slug} is taken`, 'slug');
       const slug = ref.slug ?? (await freeSlug(database, organisationId, ref.name));
       const now = Date.now();
+      const id = crypto.randomUUID();
       const row: SecretReferenceRow = {
-        id: crypto.randomUUID(),
+        id,
         organisation_id: organisationId,
         name: ref.name,
         slug,
         description: ref.description ?? null,
         manager_type: ref.manager_type,
-        auth_config: box.sealJson(auth),
+        auth_config: box.sealJson(auth, authConfigAt(id)),
         secret_path: ref.secret_path,
         secret_key: ref.secret_key ?? null,
         allow_all_workspaces: allowAll,
@@ -181,7 +182,7 @@ export function secretReferenceRoutes(deps: RouteDeps): AdminRoute[] {
         slug: merged.slug as string,
         description: merged.description ?? null,
         manager_type: merged.manager_type,
-        auth_config: box.sealJson(prepared.auth as AuthConfig),
+        auth_config: box.sealJson(prepared.auth as AuthConfig, authConfigAt(stored.id)),
         secret_path: merged.secret_path,
         secret_key: merged.secret_key ?? null,
         allow_all_workspaces: prepared.allowAll,

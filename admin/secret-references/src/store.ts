@@ -1,6 +1,6 @@
 /** Reading stored references, and the shape answers and audit entries show (credentials masked). */
-import { iso, type SecretBox } from '@gateway/admin-kit';
-import { and, type Database, eq, type ReadOptions, type TransactionHelpers } from '@gateway/sdk';
+import { iso, type SealedAt, type SecretBox } from '@gateway/admin-kit';
+import { and, type Database, eq, Errors, type ReadOptions, type TransactionHelpers } from '@gateway/sdk';
 import { type AuthConfig, maskAuth } from './kinds.ts';
 import { type SecretReferenceRow, secretReferences } from './tables.ts';
 
@@ -21,8 +21,16 @@ export async function findReference(
   return bySlug;
 }
 
+/** Where a reference's sealed login is bound (admin-kit crypto.ts): it opens only in its own row and column. */
+export const authConfigAt = (id: string): SealedAt => ({ table: secretReferences.name, id, field: 'auth_config' });
+
+/** The login, opened; a 500 (`internal`, details in the log) when it was sealed under another key or for another row. */
 export function openAuth(box: SecretBox, row: SecretReferenceRow): AuthConfig {
-  return box.openJson<AuthConfig>(row.auth_config);
+  try {
+    return box.openJson<AuthConfig>(row.auth_config, authConfigAt(row.id));
+  } catch (error) {
+    throw Errors.internal(`The stored login of secret reference ${row.id} cannot be decrypted`, error);
+  }
 }
 
 export interface SecretReferenceView {

@@ -8,7 +8,7 @@ import { buildCredentials, checkMappings, checkProvider } from '../input.ts';
 import { defaultProviderTargets, findIntegration, resolveAccess } from '../lookups.ts';
 import { integrationSummary, openCredentials, presentIntegration } from '../present.ts';
 import { changedSlug, checkSlug, newSlug, type SlugTaken } from '../slugs.ts';
-import { integrationModels, integrations, integrationWorkspaces, workspaceProviders } from '../tables.ts';
+import { integrationCredentialsAt, integrationModels, integrations, integrationWorkspaces, workspaceProviders } from '../tables.ts';
 
 const closed = { additionalProperties: false } as const;
 const Name = Type.String({ minLength: 1, maxLength: 255 });
@@ -102,7 +102,7 @@ export function integrationRoutes(ctx: Ctx): AdminRoute[] {
           slug,
           ai_provider_id: body.ai_provider_id,
           description: body.description ?? null,
-          credentials: ctx.box.sealJson(credentials),
+          credentials: ctx.box.sealJson(credentials, integrationCredentialsAt(id)),
           auth_mode: authMode,
           secret_mappings: mappings,
           pricing_adjustments: pricing,
@@ -161,7 +161,7 @@ export function integrationRoutes(ctx: Ctx): AdminRoute[] {
           database.count(integrations, where),
         ]);
         return list(
-          rows.map((r) => presentIntegration(r, openCredentials(ctx.box, r.credentials))),
+          rows.map((r) => presentIntegration(r, openCredentials(ctx.box, r.credentials, integrationCredentialsAt(r.id)))),
           total,
         );
       },
@@ -173,7 +173,7 @@ export function integrationRoutes(ctx: Ctx): AdminRoute[] {
       role: 'admin',
       async handle(req) {
         const row = await findIntegration(database, req.caller.organisationId, req.params.id ?? '');
-        return json(presentIntegration(row, openCredentials(ctx.box, row.credentials)));
+        return json(presentIntegration(row, openCredentials(ctx.box, row.credentials, integrationCredentialsAt(row.id))));
       },
     },
     {
@@ -186,9 +186,9 @@ export function integrationRoutes(ctx: Ctx): AdminRoute[] {
         const pricing = body.pricing_adjustments === undefined ? undefined : checkPricing(body.pricing_adjustments);
         const org = req.caller.organisationId;
         const row = await findIntegration(database, org, req.params.id ?? '');
-        const current = openCredentials(ctx.box, row.credentials);
+        const current = openCredentials(ctx.box, row.credentials, integrationCredentialsAt(row.id));
         if (!current && (body.configurations === undefined || body.key === undefined))
-          throw Errors.badRequest('The stored credentials cannot be decrypted (another GATEWAY_ENCRYPTION_KEY?): send key and configurations whole', 'configurations');
+          throw Errors.badRequest('The stored credentials cannot be decrypted (another GATEWAY_ENCRYPTION_KEY, or copied from another row?): send key and configurations whole', 'configurations');
         const others = (slug: string) => database.count(integrations, (c) => and(eq(c.organisation_id, org), eq(c.slug, slug), ne(c.id, row.id)), { fresh: true });
         const slug = await changedSlug(body.slug, row.slug, ctx.providerIds(), others, taken);
         const mappings = body.secret_mappings ?? row.secret_mappings;
@@ -202,7 +202,7 @@ export function integrationRoutes(ctx: Ctx): AdminRoute[] {
           name: body.name?.trim() ?? row.name,
           slug,
           description: body.description === undefined ? row.description : body.description,
-          credentials: ctx.box.sealJson(credentials),
+          credentials: ctx.box.sealJson(credentials, integrationCredentialsAt(row.id)),
           auth_mode: authMode,
           secret_mappings: mappings,
           pricing_adjustments: pricing === undefined ? row.pricing_adjustments : pricing,

@@ -12,7 +12,7 @@ import { buildCredentials, checkMappings, checkProvider } from '../input.ts';
 import { findInWorkspace, otherSlugs, pageInWorkspace, workspaceSlugs } from '../lookups.ts';
 import { openCredentials, presentVirtualKey, type VirtualKeyRow, virtualKeySummary } from '../present.ts';
 import { changedSlug, newSlug, type SlugTaken } from '../slugs.ts';
-import { virtualKeys } from '../tables.ts';
+import { virtualKeyCredentialsAt, virtualKeys } from '../tables.ts';
 
 const closed = { additionalProperties: false } as const;
 const Name = Type.String({ minLength: 1, maxLength: 255 });
@@ -70,14 +70,15 @@ export function virtualKeyRoutes(ctx: Ctx): AdminRoute[] {
         await checkMappings(ctx, org, [workspace.id], mappings);
         const slug = newSlug(body.slug, body.name, 'virtual-key', await workspaceSlugs(database, virtualKeys, workspace.id), ctx.providerIds(), taken);
         const now = Date.now();
+        const id = crypto.randomUUID();
         const row: VirtualKeyRow = {
-          id: crypto.randomUUID(),
+          id,
           organisation_id: org,
           workspace_id: workspace.id,
           name: body.name.trim(),
           slug,
           ai_provider_id: body.provider,
-          credentials: ctx.box.sealJson(credentials),
+          credentials: ctx.box.sealJson(credentials, virtualKeyCredentialsAt(id)),
           secret_mappings: mappings,
           note: body.note ?? null,
           created_at: now,
@@ -97,7 +98,7 @@ export function virtualKeyRoutes(ctx: Ctx): AdminRoute[] {
       async handle(req) {
         const { rows, total } = await pageInWorkspace(ctx, req, virtualKeys);
         return list(
-          rows.map((r) => presentVirtualKey(r, openCredentials(ctx.box, r.credentials))),
+          rows.map((r) => presentVirtualKey(r, openCredentials(ctx.box, r.credentials, virtualKeyCredentialsAt(r.id)))),
           total,
         );
       },
@@ -109,7 +110,7 @@ export function virtualKeyRoutes(ctx: Ctx): AdminRoute[] {
       async handle(req) {
         const row = await findVirtualKey(ctx, req);
         await requireReader(req, row.workspace_id);
-        return json(presentVirtualKey(row, openCredentials(ctx.box, row.credentials)));
+        return json(presentVirtualKey(row, openCredentials(ctx.box, row.credentials, virtualKeyCredentialsAt(row.id))));
       },
     },
     {
@@ -120,9 +121,9 @@ export function virtualKeyRoutes(ctx: Ctx): AdminRoute[] {
         const body = checkUpdate(req.body);
         const row = await findVirtualKey(ctx, req);
         await requireWriter(ctx, req, await workspaceOf(ctx, req, row.workspace_id));
-        const current = openCredentials(ctx.box, row.credentials);
+        const current = openCredentials(ctx.box, row.credentials, virtualKeyCredentialsAt(row.id));
         if (!current && (body.configurations === undefined || body.key === undefined))
-          throw Errors.badRequest('The stored credentials cannot be decrypted (another GATEWAY_ENCRYPTION_KEY?): send key and configurations whole', 'configurations');
+          throw Errors.badRequest('The stored credentials cannot be decrypted (another GATEWAY_ENCRYPTION_KEY, or copied from another row?): send key and configurations whole', 'configurations');
         const slug = await changedSlug(body.slug, row.slug, ctx.providerIds(), otherSlugs(database, virtualKeys, row), taken);
         const mappings = body.secret_mappings ?? row.secret_mappings;
         const credentials = buildCredentials(row.ai_provider_id, body, current, null, mappings);
@@ -130,7 +131,7 @@ export function virtualKeyRoutes(ctx: Ctx): AdminRoute[] {
         const values = {
           name: body.name?.trim() ?? row.name,
           slug,
-          credentials: ctx.box.sealJson(credentials),
+          credentials: ctx.box.sealJson(credentials, virtualKeyCredentialsAt(row.id)),
           secret_mappings: mappings,
           note: body.note === undefined ? row.note : body.note,
           updated_at: Date.now(),
