@@ -75,11 +75,14 @@ for (const dialect of E2E_DIALECTS) {
         slug: 'bedrock-legacy',
         key: null,
         provider: 'bedrock',
-        configurations: { svcA_access_key_id: 'AKI****MPLE', svcA_secret_access_key: 'wJa****EKEY', svcA_region: 'us-east-1' },
+        configurations: { svcA_access_key_id: '****MPLE', svcA_secret_access_key: '****EKEY', svcA_region: 'us-east-1' },
       });
-      // The masked configurations sent back, with one field changed, keep the stored secrets.
-      const updated = await s.admin<VirtualKey>('PUT', `/virtual-keys/${created.body.slug}`, { configurations: { ...created.body.configurations, svcA_region: 'eu-west-1' } });
-      expect(updated.body.configurations).toEqual({ svcA_access_key_id: 'AKI****MPLE', svcA_secret_access_key: 'wJa****EKEY', svcA_region: 'eu-west-1' });
+      // The masked configurations sent back, with a field changed that is not a destination, keep the stored secrets.
+      const updated = await s.admin<VirtualKey>('PUT', `/virtual-keys/${created.body.slug}`, { configurations: { ...created.body.configurations, svcA_session_token: 'session-token-value-1' } });
+      expect(updated.body.configurations).toEqual({ svcA_access_key_id: '****MPLE', svcA_secret_access_key: '****EKEY', svcA_region: 'us-east-1', svcA_session_token: '****ue-1' });
+      // Another region sends them elsewhere: they must be entered again.
+      const moved = await s.admin<{ error: { param: string } }>('PUT', `/virtual-keys/${created.body.slug}`, { configurations: { ...updated.body.configurations, svcA_region: 'eu-west-1' } });
+      expect({ status: moved.status, param: moved.body.error.param }).toEqual({ status: 400, param: 'configurations.svcA_access_key_id' });
       const [row] = await s.db.query(`SELECT credentials FROM virtual_keys WHERE id = '${created.body.id}'`);
       expect(String(row?.credentials)).not.toContain('EXAMPLE');
       const listed = await s.admin<{ data: VirtualKey[] }>('GET', '/virtual-keys');

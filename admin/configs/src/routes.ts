@@ -25,7 +25,7 @@ import { Type } from '@sinclair/typebox';
 import { type ConfigRow, presentConfig, presentVersion } from './present.ts';
 import type { ConfigStore } from './store.ts';
 import { configSecretsAt, savedConfigs, savedConfigVersions, versionSecretsAt } from './tables.ts';
-import { checkedConfig } from './validate.ts';
+import { checkedConfig, NO_PREVIOUS } from './validate.ts';
 
 export const SCOPES = ['configs.read', 'configs.write', 'configs.delete'] as const;
 
@@ -137,7 +137,7 @@ export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
       await requireWorkspaceRole(req.principal, workspace.id, 'manager', 'No such workspace: workspace_id');
       const workspaceId = requireActive(workspace);
       const given = body.slug === undefined ? undefined : checkSlug(body.slug);
-      const config = checkedConfig(body.config, [], { organisationId: org, workspaceId }, deps.guardrails());
+      const config = checkedConfig(body.config, NO_PREVIOUS, { organisationId: org, workspaceId }, deps.guardrails());
       const id = crypto.randomUUID();
       const versionId = crypto.randomUUID();
       const stored = sealed(config, configSecretsAt(id));
@@ -228,7 +228,7 @@ export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
       const config =
         body.config === undefined
           ? undefined
-          : checkedConfig(body.config, openSecrets(row.secrets, deps.box, configSecretsAt(row.id)), { organisationId: row.organisation_id, workspaceId: row.workspace_id }, deps.guardrails());
+          : checkedConfig(body.config, { masked: row.config, secrets: openSecrets(row.secrets, deps.box, configSecretsAt(row.id)) }, { organisationId: row.organisation_id, workspaceId: row.workspace_id }, deps.guardrails());
       const version = config ? row.version + 1 : row.version;
       const now = Date.now();
       try {

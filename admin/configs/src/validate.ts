@@ -1,9 +1,10 @@
 /**
  * A config to save: the same validateConfig as a header (400 `invalid_config` listing every violation by path),
- * masked secrets put back from the previous version, and every saved guardrail it names visible to its workspace.
+ * masked secrets put back from the previous version (unless where they are sent changed), and every saved guardrail
+ * it names visible to its workspace.
  */
 import type { SavedGuardrailStore } from '@gateway/admin-guardrails';
-import { restoreMasked, type SecretPairs } from '@gateway/admin-kit';
+import { restoreMasked, type StoredDocument } from '@gateway/admin-kit';
 import { validateConfig } from '@gateway/config';
 import { GatewayError, type JsonObject } from '@gateway/sdk';
 import { stringEntries } from './refs.ts';
@@ -17,8 +18,11 @@ export interface ConfigScope {
   workspaceId: string;
 }
 
+/** Nothing stored yet: a new config's masks stand for nothing. */
+export const NO_PREVIOUS: StoredDocument = { masked: {}, secrets: [] };
+
 /** The config with its secrets, or a thrown 400 listing every violation; nothing is written before this passes. */
-export function checkedConfig(raw: unknown, previous: SecretPairs, scope: ConfigScope, guardrails: SavedGuardrailStore | undefined): JsonObject {
+export function checkedConfig(raw: unknown, previous: StoredDocument, scope: ConfigScope, guardrails: SavedGuardrailStore | undefined): JsonObject {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalidConfig(['config: must be a JSON object']);
   const { value, problems } = restoreMasked(raw as JsonObject, previous, '');
   const violations = [...problems];
@@ -37,7 +41,7 @@ export function checkedConfig(raw: unknown, previous: SecretPairs, scope: Config
     list[index] = found.id;
     forValidation[key] = list;
   }
-  const result = validateConfig(forValidation);
+  const result = validateConfig(forValidation, scope);
   if (!result.ok) violations.push(...result.violations.filter((v) => !/: no saved guardrail with id /.test(v)));
   if (violations.length > 0) throw invalidConfig([...new Set(violations)]);
   return value;

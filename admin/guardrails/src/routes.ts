@@ -18,7 +18,7 @@ import {
   requireWorkspaceRole,
   restoreMasked,
   type SecretBox,
-  type SecretPairs,
+  type StoredDocument,
   sealSecrets,
   validator,
   writeWithSlug,
@@ -79,8 +79,8 @@ const NOT_FOUND = 'No such guardrail';
 /** A workspace named by `workspace_id` (body or query), read from the writer; 404 naming the field. */
 const BY_FIELD = { fresh: true, param: 'workspace_id' } as const;
 
-/** 400 listing every violation of an entry; the entry with its secrets otherwise. */
-function checkedEntry(entry: JsonObject, previous: SecretPairs): JsonObject {
+/** 400 listing every violation of an entry; the entry with its secrets otherwise (masks put back where allowed). */
+function checkedEntry(entry: JsonObject, previous: StoredDocument): JsonObject {
   const restored = restoreMasked(entry, previous, 'entry');
   const violations = [...restored.problems, ...entryViolations(restored.value)];
   if (violations.length > 0) throw Errors.badRequest(`Invalid guardrail: ${violations.join('; ')}`, 'entry');
@@ -178,7 +178,7 @@ export function guardrailRoutes(deps: GuardrailRouteDeps): AdminRoute[] {
         await requireWorkspaceRole(req.principal, workspace.id, 'manager', 'No such workspace: workspace_id');
         workspaceId = requireActive(workspace);
       }
-      const entry = checkedEntry(body.entry as JsonObject, []);
+      const entry = checkedEntry(body.entry as JsonObject, { masked: {}, secrets: [] });
       const given = body.slug === undefined ? undefined : checkSlug(body.slug);
       const id = crypto.randomUUID();
       const now = Date.now();
@@ -232,7 +232,7 @@ export function guardrailRoutes(deps: GuardrailRouteDeps): AdminRoute[] {
       await writable(req.principal, row);
       if (body.name === undefined && body.slug === undefined && body.entry === undefined)
         throw Errors.badRequest('Give at least one of name, slug, entry', 'body');
-      const entry = body.entry === undefined ? undefined : checkedEntry(body.entry as JsonObject, openSecrets(row.secrets, deps.box, guardrailSecretsAt(row.id)));
+      const entry = body.entry === undefined ? undefined : checkedEntry(body.entry as JsonObject, { masked: row.entry, secrets: openSecrets(row.secrets, deps.box, guardrailSecretsAt(row.id)) });
       const slug = body.slug === undefined ? row.slug : checkSlug(body.slug);
       if (slug !== row.slug) {
         const bySlug = (await referencesOf(row)).filter((r) => r.by === 'slug');

@@ -1,11 +1,13 @@
 import { describe, expect, test } from 'bun:test';
-import { checkCredentials, checkMappingTargets, keepMasked, keepMaskedKey, maskCredentials, maskValue, toTarget } from './credentials.ts';
+import { checkCredentials, checkMappingTargets, keepMasked, keepMaskedKey, maskCredentials, maskValue, refuseRedirect, toTarget } from './credentials.ts';
 import { checkSlug, freeSlug, slugFromName } from './slugs.ts';
 import { thrown } from '@gateway/admin-kit/testing';
 
 describe('credentials', () => {
-  test('masks keep a recognisable start and end of long values only', () => {
-    expect(maskValue('sk-live-0123456789abcd')).toBe('sk-****abcd');
+  test('masks show the last 4 characters of values of 16 characters or more, nothing of shorter ones', () => {
+    expect(maskValue('sk-live-0123456789abcd')).toBe('****abcd');
+    expect(maskValue('0123456789abcdef')).toBe('****cdef');
+    expect(maskValue('0123456789abcde')).toBe('****');
     expect(maskValue('short-key')).toBe('****');
     const masked = maskCredentials({
       key: 'sk-live-0123456789abcd',
@@ -17,27 +19,39 @@ describe('credentials', () => {
       },
     });
     expect(masked).toEqual({
-      key: 'sk-****abcd',
+      key: '****abcd',
       configurations: {
-        svcA_secret_access_key: 'wJa****EKEY',
+        svcA_secret_access_key: '****EKEY',
         svcA_role_arn: 'arn:aws:iam::123456789012:role/r',
         svcA_region: 'us-east-1',
-        svcC_service_account_json: { private_key: '---****-abc', nested: ['012****cdef'] },
+        svcC_service_account_json: { private_key: '****-abc', nested: ['****cdef'] },
       },
     });
   });
 
   test('a masked value sent back keeps the stored secret; a new value replaces it; null removes the key', () => {
     const current = { svcA_secret_access_key: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', svcA_region: 'us-east-1' };
-    expect(keepMasked({ svcA_secret_access_key: 'wJa****EKEY', svcA_region: 'eu-west-1' }, current)).toEqual({
-      svcA_secret_access_key: current.svcA_secret_access_key,
-      svcA_region: 'eu-west-1',
+    expect(keepMasked({ svcA_secret_access_key: '****EKEY', svcA_region: 'us-east-1' }, current)).toEqual({
+      configurations: current,
+      kept: ['svcA_secret_access_key'],
     });
-    expect(keepMasked({ svcA_secret_access_key: 'new-secret-value-123' }, current)).toEqual({ svcA_secret_access_key: 'new-secret-value-123' });
-    expect(keepMaskedKey('sk-****abcd', 'sk-live-0123456789abcd')).toBe('sk-live-0123456789abcd');
+    expect(keepMasked({ svcA_secret_access_key: 'new-secret-value-123' }, current)).toEqual({ configurations: { svcA_secret_access_key: 'new-secret-value-123' }, kept: [] });
+    expect(keepMaskedKey('****abcd', 'sk-live-0123456789abcd')).toBe('sk-live-0123456789abcd');
     expect(keepMaskedKey('sk-other', 'sk-live-0123456789abcd')).toBe('sk-other');
     expect(keepMaskedKey(null, 'sk-live-0123456789abcd')).toBeUndefined();
     expect(keepMaskedKey(undefined, 'sk-live-0123456789abcd')).toBe('sk-live-0123456789abcd');
+  });
+
+  test('a kept secret with a changed destination field is a 400 naming the secret; other changes pass', () => {
+    const before = { svcA_secret_access_key: 's', svcA_region: 'us-east-1', svcA_session_token: 't' };
+    const error = thrown(() => refuseRedirect('bedrock', before, { ...before, svcA_region: 'eu-west-1' }, ['configurations.svcA_secret_access_key']));
+    expect({ status: error.status, param: error.param }).toEqual({ status: 400, param: 'configurations.svcA_secret_access_key' });
+    expect(error.message).toContain('configurations.svcA_region');
+    expect(() => refuseRedirect('bedrock', before, { ...before, svcA_region: 'eu-west-1' }, [])).not.toThrow();
+    expect(() => refuseRedirect('openai', { custom_host: 'https://a.example/v1' }, { custom_host: 'https://a.example/v1', svcD_project: 'p' }, ['key'])).not.toThrow();
+    expect(thrown(() => refuseRedirect('openai', {}, { custom_host: 'https://b.example/v1' }, ['key'])).param).toBe('key');
+    // svcA_region is a destination of bedrock only: for another provider it decides nothing.
+    expect(() => refuseRedirect('openai', before, { ...before, svcA_region: 'eu-west-1' }, ['key'])).not.toThrow();
   });
 
   test('entraFederated: Azure providers, tenant and client id (given or mapped), never a client secret', () => {

@@ -4,6 +4,7 @@
  * `{key?, configurations}`; `secret_mappings` target fields are paths in that value (`key`, `configurations.<field>`).
  */
 import { type Static, Type } from '@sinclair/typebox';
+import { changedDestinations, destinationFields } from '@gateway/admin-kit';
 import { Errors, type Json, type TargetConfig } from '@gateway/sdk';
 
 const Str = (options: { minLength?: number; maxLength?: number; pattern?: string } = {}) =>
@@ -170,10 +171,15 @@ export function checkCredentials(provider: string, configurations: Configuration
   }
 }
 
-/** `sk-****abcd`: enough to recognise a key, never enough to use it. Short values are masked whole. */
+/** Values shorter than this are masked whole. */
+export const MASK_TAIL_FROM = 16;
+
+/**
+ * `****abcd`: the last 4 characters of a value of MASK_TAIL_FROM characters or more, enough to tell keys apart and
+ * never enough to use one; shorter values are `****` alone. Nothing else of a secret is ever shown.
+ */
 export function maskValue(value: string): string {
-  if (value.length < 12) return '****';
-  return `${value.slice(0, 3)}****${value.slice(-4)}`;
+  return value.length < MASK_TAIL_FROM ? '****' : `****${value.slice(-4)}`;
 }
 
 function maskDeep(value: unknown): Json {
@@ -189,6 +195,13 @@ export function maskCredentials(credentials: Credentials): { key: string | null;
   for (const [field, value] of Object.entries(credentials.configurations))
     configurations[field] = CLEAR_FIELDS.has(field) ? (value as Json) : maskDeep(value);
   return { key: credentials.key === undefined ? null : maskValue(credentials.key), configurations };
+}
+
+/** Where the credentials hold a secret (`key`, `configurations.<field>`): what a GET shows masked. */
+export function secretFields(credentials: Credentials): string[] {
+  const out = credentials.key === undefined ? [] : ['key'];
+  for (const field of Object.keys(credentials.configurations)) if (!CLEAR_FIELDS.has(field)) out.push(`configurations.${field}`);
+  return out;
 }
 
 /**
@@ -208,21 +221,39 @@ function sameJson(a: unknown, b: unknown): boolean {
 
 /**
  * An update's configurations replace the stored ones, except that a masked value sent back unchanged (as a GET shows
- * it) keeps the stored secret: a client may PUT what it read.
+ * it) keeps the stored secret: a client may PUT what it read. `kept` names the fields kept that way.
  */
-export function keepMasked(submitted: Configurations, current: Configurations): Configurations {
+export function keepMasked(submitted: Configurations, current: Configurations): { configurations: Configurations; kept: string[] } {
   const out: Record<string, unknown> = {};
+  const kept: string[] = [];
   const stored = current as Record<string, unknown>;
   for (const [field, value] of Object.entries(submitted)) {
     const before = stored[field];
-    out[field] = !CLEAR_FIELDS.has(field) && before !== undefined && sameJson(value, maskDeep(before)) ? before : value;
+    const keep = !CLEAR_FIELDS.has(field) && before !== undefined && sameJson(value, maskDeep(before));
+    out[field] = keep ? before : value;
+    if (keep) kept.push(field);
   }
-  return out as Configurations;
+  return { configurations: out as Configurations, kept };
 }
 
-/** The stored key, kept when the masked form is sent back; null removes it. */
+/** The stored key, kept when the masked form is sent back or the key is left out; null removes it. */
 export function keepMaskedKey(submitted: string | null | undefined, current: string | undefined): string | undefined {
   if (submitted === undefined) return current;
   if (submitted === null) return undefined;
   return current !== undefined && submitted === maskValue(current) ? current : submitted;
+}
+
+/**
+ * A stored secret goes only where it was entered for: when an update changes a field that decides where the
+ * provider's credentials are sent (secret-destinations.ts), every secret it keeps without the writer entering it
+ * (`kept`: sent back masked, or a key left out) is a 400 asking for it again.
+ */
+export function refuseRedirect(provider: string, before: Configurations, after: Configurations, kept: readonly string[]): void {
+  if (kept.length === 0) return;
+  const changed = changedDestinations(before, after, destinationFields(provider));
+  if (changed.length === 0) return;
+  throw Errors.badRequest(
+    `${changed.map((f) => `configurations.${f}`).join(', ')} changed, so the stored ${kept.join(', ')} is not kept: enter it again (a stored secret is only sent where it was entered for)`,
+    kept[0],
+  );
 }

@@ -2,7 +2,16 @@
 import type { SecretMapping } from '@gateway/admin-kit';
 import { Errors } from '@gateway/sdk';
 import type { Ctx } from './context.ts';
-import { type AuthMode, checkCredentials, checkMappingTargets, type Configurations, type Credentials, keepMasked, keepMaskedKey } from './credentials.ts';
+import {
+  type AuthMode,
+  checkCredentials,
+  checkMappingTargets,
+  type Configurations,
+  type Credentials,
+  keepMasked,
+  keepMaskedKey,
+  refuseRedirect,
+} from './credentials.ts';
 
 /** A loaded provider's id; 400 naming `param` otherwise. */
 export function checkProvider(ctx: Ctx, id: string, param: string): void {
@@ -32,7 +41,7 @@ export interface CredentialInput {
 
 /**
  * The credentials to store: the input over the current ones (an update; masked values sent back keep the stored
- * secret), checked for the provider and auth mode.
+ * secret, unless where it is sent changes), checked for the provider and auth mode.
  */
 export function buildCredentials(
   provider: string,
@@ -41,9 +50,16 @@ export function buildCredentials(
   authMode: AuthMode | null,
   mappings: readonly SecretMapping[],
 ): Credentials {
-  const configurations =
-    input.configurations === undefined ? (current?.configurations ?? {}) : current ? keepMasked(input.configurations, current.configurations) : input.configurations;
-  const key = current ? keepMaskedKey(input.key, current.key) : (input.key ?? undefined);
+  let configurations = input.configurations ?? current?.configurations ?? {};
+  let key = input.key ?? undefined;
+  if (current) {
+    const kept = input.configurations === undefined ? { configurations, kept: [] } : keepMasked(input.configurations, current.configurations);
+    configurations = kept.configurations;
+    key = keepMaskedKey(input.key, current.key);
+    // The key is kept unless the writer typed it (the same value counts: whoever types it knows it).
+    const keyKept = key !== undefined && key === current.key && input.key !== current.key;
+    refuseRedirect(provider, current.configurations, configurations, [...(keyKept ? ['key'] : []), ...kept.kept.map((f) => `configurations.${f}`)]);
+  }
   checkCredentials(provider, configurations, authMode, new Set(mappings.map((m) => m.target_field)));
   return key === undefined ? { configurations } : { key, configurations };
 }

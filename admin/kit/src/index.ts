@@ -6,7 +6,19 @@ export { reindex, type Stamped, type StoredIndex, type VersionedRow } from './st
 export { validator, type BodyValidator } from './validate.ts';
 export { type SealedAt, SealedValueError, secretBoxFromEnv, SecretBox } from './crypto.ts';
 export { rebindSealed, type SealedColumns } from './sealed-rebind.ts';
-export { formatPath, joinSecrets, MASK, openSecrets, restoreMasked, sealSecrets, splitSecrets, type JsonPath, type SecretPairs } from './masked-secrets.ts';
+export {
+  formatPath,
+  joinSecrets,
+  MASK,
+  openSecrets,
+  restoreMasked,
+  sealSecrets,
+  splitSecrets,
+  type JsonPath,
+  type SecretPairs,
+  type StoredDocument,
+} from './masked-secrets.ts';
+export { changedDestinations, destinationFields, PROVIDER_DESTINATIONS } from './secret-destinations.ts';
 export { lazySecretBox, lazyService, optionalService } from './services.ts';
 export { checkSlug, freeSlug, generatedSlug, isUuid, SLUG_PATTERN, slugBase, slugFromName, type SlugRule, writeWithSlug } from './slug.ts';
 export { conflictOnUnique, isUniqueViolation } from './unique.ts';

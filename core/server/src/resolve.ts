@@ -13,6 +13,25 @@ export interface StoredAccess {
   virtualKey?(id: string, caller: Caller): MaybePromise<TargetConfig | undefined>;
   /** `model`: the model the request asks for, when known (a stored provider may route or refuse it per model). */
   providerSlug?(slug: string, caller: Caller, model?: string): MaybePromise<{ provider: string; target: TargetConfig } | undefined>;
+  /**
+   * The fields of a stored target of `provider` that decide where its credentials are sent (host, identity): a
+   * request's value of one of them is ignored, the stored value (or its absence) wins. PINNED_BY_DEFAULT otherwise.
+   */
+  destinationFields?(provider: string): readonly string[];
+}
+
+/** What is pinned when the stored side does not say: the adapter and its host. */
+const PINNED_BY_DEFAULT: readonly string[] = ['provider', 'custom_host'];
+
+/** `merged` (a fresh object: the stored target under the request's fields) with the stored value of each pinned field. */
+function pinStored(merged: TargetConfig, stored: TargetConfig, fields: readonly string[]): TargetConfig {
+  const out = merged as Record<string, unknown>;
+  const from = stored as Record<string, unknown>;
+  for (const field of fields) {
+    if (from[field] !== undefined) out[field] = from[field];
+    else if (field in out) delete out[field];
+  }
+  return merged;
 }
 
 /** RFC 9110 token: what a header name may be. */
@@ -55,8 +74,11 @@ function headerSettings(headers: HeaderValues): Partial<GatewayConfig> | undefin
 export function resolveConfig(headers: HeaderValues, caller?: Caller): GatewayConfig {
   const header = headers['x-gateway-config'];
   let config: GatewayConfig;
-  if (header !== undefined && header.trim() !== '') {
-    config = parseConfigHeader(header, caller);
+  const text = header?.trim();
+  // A saved config (named by id: anything but inline JSON) may hold stored secrets; it goes only where it says.
+  const saved = text !== undefined && text !== '' && !text.startsWith('{');
+  if (text !== undefined && text !== '') {
+    config = parseConfigHeader(header as string, caller);
   } else {
     const provider = headers['x-gateway-provider'];
     const virtualKey = headers['x-gateway-virtual-key'];
@@ -68,7 +90,7 @@ export function resolveConfig(headers: HeaderValues, caller?: Caller): GatewayCo
     const key = bearer(headers);
     if (key) config.api_key = key;
   }
-  const customHost = headers['x-gateway-custom-host'];
+  const customHost = saved ? undefined : headers['x-gateway-custom-host'];
   const settings = headerSettings(headers);
   if (!customHost && !settings) return config;
   const merged: GatewayConfig = { ...config };
@@ -83,11 +105,14 @@ export function makeProviderResolver(providers: ReadonlyMap<string, ProviderAdap
   const byName = (name: string): ProviderAdapter | undefined =>
     providers.get(name) ?? (name.startsWith('@') ? providers.get(name.slice(1)) : undefined);
 
+  const pinned = (provider: string | undefined) => (provider && stored.destinationFields?.(provider)) || PINNED_BY_DEFAULT;
+
   const fromSlug = (name: string, t: TargetConfig, slug: { provider: string; target: TargetConfig } | undefined): ResolvedTarget => {
     const adapter = slug ? byName(slug.provider) : undefined;
     if (!slug || !adapter) throw Errors.unknownProvider(name);
-    // The stored credentials go only where the stored object says: a request's custom host is not applied to them.
-    return { provider: adapter, target: { ...slug.target, ...t, provider: slug.provider, custom_host: slug.target.custom_host } };
+    // The stored credentials go only where the stored object says: a request's host, region, resource or identity
+    // fields are not applied to them.
+    return { provider: adapter, target: pinStored({ ...slug.target, ...t, provider: slug.provider }, slug.target, pinned(slug.provider)) };
   };
 
   const withCredentials = (resolved: ResolvedTarget, req: GatewayRequest): ResolvedTarget => {
@@ -133,8 +158,8 @@ export function makeProviderResolver(providers: ReadonlyMap<string, ProviderAdap
     const id = target.virtual_key as string;
     const merge = (resolved: TargetConfig | undefined): TargetConfig => {
       if (!resolved) throw Errors.badRequest(`Unknown virtual key ${id}`, 'x-gateway-virtual-key');
-      // As for `@slug`: the stored key is sent only to the stored host, never to one the request names.
-      return { ...resolved, ...target, custom_host: resolved.custom_host };
+      // As for `@slug`: the stored key is sent only where the stored object says, never where the request names.
+      return pinStored({ ...resolved, ...target }, resolved, pinned(resolved.provider));
     };
     const vk = stored.virtualKey(id, req.caller);
     return vk instanceof Promise ? vk.then((v) => afterVirtualKey(merge(v), req)) : afterVirtualKey(merge(vk), req);

@@ -1,15 +1,20 @@
 /**
  * /integrations/:id/integration-models: the models of an integration, enabled or not, each with an optional custom
  * host (a request for that model through the integration goes there). PUT upserts the models it names.
+ *
+ * A model's custom host sends the integration's credentials to another host, so a new or changed one needs them
+ * entered again: `key`, the integration's key, in the same body. An integration whose other configurations hold
+ * secrets (AWS keys, a service account, a client secret) takes no per-model host: set `custom_host` on it instead.
  */
+import { timingSafeEqual } from 'node:crypto';
 import { list, page, validator } from '@gateway/admin-kit';
 import { type AdminRoute, and, asc, eq, Errors, type Where } from '@gateway/sdk';
 import { Type } from '@sinclair/typebox';
 import type { Ctx } from '../context.ts';
-import { checkUrl } from '../credentials.ts';
+import { checkUrl, type Credentials, secretFields } from '../credentials.ts';
 import { findIntegration } from '../lookups.ts';
-import { presentModel } from '../present.ts';
-import { integrationModels } from '../tables.ts';
+import { openCredentials, presentModel } from '../present.ts';
+import { integrationCredentialsAt, integrationModels } from '../tables.ts';
 
 const ModelConfigurations = Type.Object(
   { custom_host: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })) },
@@ -30,10 +35,25 @@ const checkPut = validator(
         ),
         { minItems: 1, maxItems: 1000 },
       ),
+      /** The integration's key, entered again: needed when a model's custom host is set or changed. */
+      key: Type.Optional(Type.String({ minLength: 1, maxLength: 16384 })),
     },
     { additionalProperties: false },
   ),
 );
+
+const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+/** A new or changed model host would take the stored credentials elsewhere: only with them entered again (400 otherwise). */
+function checkRedirect(credentials: Credentials | undefined, key: string | undefined, param: string): void {
+  const secrets = credentials ? secretFields(credentials) : [];
+  const others = secrets.filter((f) => f !== 'key');
+  if (others.length > 0)
+    throw Errors.badRequest(`${param}: a model's custom host would send the integration's ${others.join(', ')} to another host; set configurations.custom_host on the integration instead`, param);
+  if (credentials?.key === undefined) return;
+  if (key === undefined) throw Errors.badRequest(`${param}: a model's custom host sends the integration's key to another host: enter the key again (key)`, 'key');
+  if (!sameText(key, credentials.key)) throw Errors.badRequest("key is not the integration's stored key", 'key');
+}
 
 export function integrationModelRoutes(ctx: Ctx): AdminRoute[] {
   const { database } = ctx;
@@ -72,6 +92,12 @@ export function integrationModelRoutes(ctx: Ctx): AdminRoute[] {
         const existing = new Map(
           (await database.select(integrationModels, { fresh: true, where: (c) => eq(c.integration_id, row.id) })).map((m) => [m.slug, m]),
         );
+        const credentials = openCredentials(ctx.box, row.credentials, integrationCredentialsAt(row.id));
+        body.models.forEach((m, i) => {
+          const host = m.configurations?.custom_host;
+          if (host !== undefined && host !== existing.get(m.slug)?.configurations?.custom_host)
+            checkRedirect(credentials, body.key, `models[${i}].configurations.custom_host`);
+        });
         const now = Date.now();
         await database.transaction(async (tx) => {
           for (const m of body.models) {
