@@ -49,6 +49,8 @@ function reason(error: ValueError): string {
     case ValueErrorType.NumberMaximum:
     case ValueErrorType.IntegerMaximum:
       return `must be <= ${schema.maximum}`;
+    case ValueErrorType.ArrayMaxItems:
+      return `at most ${schema.maxItems} items`;
     case ValueErrorType.Union:
       return unionReason(schema);
     default:

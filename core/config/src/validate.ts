@@ -1,10 +1,12 @@
 /**
- * validateConfig: the one place that decides whether a value is a config. Four passes, every violation collected:
- * a bounded scan (size, depth, forbidden keys), the compiled schema, SPEC.md's cross-field rules, then the guardrail
- * checks that hooks name (known ids, valid parameters; see hooks.ts).
+ * validateConfig: the one place that decides whether a value is a config. Five passes, every violation collected:
+ * a bounded scan (size, depth, forbidden keys), the compiled schema, SPEC.md's cross-field rules, the work limits
+ * (targets, worst-case provider calls; see budget.ts), then the guardrail checks that hooks name (known ids, valid
+ * parameters; see hooks.ts).
  */
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ConfigSchema, type GatewayConfig } from '@gateway/sdk';
+import { budgetViolations } from './budget.ts';
 import { hookViolations } from './hooks.ts';
 import { ruleViolations } from './rules.ts';
 import { scan } from './scan.ts';
@@ -26,6 +28,7 @@ export function validateConfig(value: unknown): ConfigValidation {
   try {
     if (!compiled.Check(value)) violations.push(...schemaViolations(compiled.Errors(value), value, scanned.forbidden));
     violations.push(...ruleViolations(value));
+    violations.push(...budgetViolations(value));
     // Checks named by hooks and guardrails exist and accept their parameters (when the server set the check registry).
     violations.push(...hookViolations(value));
   } catch {

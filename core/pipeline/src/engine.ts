@@ -8,6 +8,7 @@ import {
   type GatewayConfig,
   type GatewayRequest,
   type ProviderAdapter,
+  ROUTING_LIMITS,
   type Strategy,
   type StrategyContext,
   type TargetConfig,
@@ -99,7 +100,7 @@ async function runLeaf(req: GatewayRequest, leaf: TargetConfig, index: string, d
     const result = await runAttempt(req, { index, target, provider, retry, body }, deps, 0);
     log.push({ index, providerId: result.providerId, retry, status: result.status, latencyMs: performance.now() - started, error: result.error?.message });
     const retryable = shouldRetry(result, policy.codes);
-    if (!retryable || retry >= policy.attempts || req.signal.aborted)
+    if (!retryable || retry >= policy.attempts || req.signal.aborted || log.length >= ROUTING_LIMITS.maxAttemptsPerRequest)
       return routed(result, index, retryable && policy.attempts > 0 ? -1 : retry);
     let wait = backoffMs(retry);
     if (policy.useRetryAfter && result.retryAfterMs !== undefined) {
@@ -147,6 +148,9 @@ export async function route(req: GatewayRequest, node: GatewayConfig, index: str
   for (let k = 0; k < order.length; k++) {
     const i = order[k] as number;
     const child = children[i] as TargetConfig;
+    // The request's attempt budget, whatever the config says (one saved before the limits, or never validated):
+    // the last answer goes back rather than another provider being called.
+    if (result && log.length >= ROUTING_LIMITS.maxAttemptsPerRequest) return result;
     if (result) discard(result);
     result = await route(req, child, paths[i] as string, deps, log);
     if (k === order.length - 1 || !strategy.next(result, node, child)) return result;

@@ -1,4 +1,4 @@
-import type { TargetConfig } from '@gateway/sdk';
+import { ROUTING_LIMITS, type TargetConfig } from '@gateway/sdk';
 
 export const DEFAULT_RETRY_STATUS = [429, 500, 502, 503, 504];
 /** The longest a provider's Retry-After is honoured; beyond it the attempt is not retried. */
@@ -8,7 +8,8 @@ export function retryPolicy(target: TargetConfig): { attempts: number; codes: re
   const retry = target.retry;
   if (!retry) return { attempts: 0, codes: DEFAULT_RETRY_STATUS, useRetryAfter: false };
   return {
-    attempts: Math.max(0, Math.floor(retry.attempts)),
+    // Bounded even for a config that was never validated (one saved before the limit existed).
+    attempts: Math.min(ROUTING_LIMITS.maxRetryAttempts, Math.max(0, Math.floor(retry.attempts))),
     codes: retry.on_status_codes ?? DEFAULT_RETRY_STATUS,
     useRetryAfter: retry.use_retry_after_headers === true,
   };

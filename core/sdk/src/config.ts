@@ -9,9 +9,28 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 const closed = { additionalProperties: false } as const;
 const opt = <T extends TSchema>(schema: T) => Type.Optional(schema);
 
+/**
+ * Bounds on how much work one config may ask of the gateway (docs/security.md, "Limits on input"). A config is
+ * refused past them (`@gateway/config`); the engine also stops at `maxAttemptsPerRequest` whatever the config.
+ */
+export const ROUTING_LIMITS = {
+  /** `retry.attempts`: retries per target (a target is called at most 1 + attempts times). */
+  maxRetryAttempts: 5,
+  /** Items of one `targets` array. */
+  maxTargetsPerLevel: 50,
+  /** Targets of a whole config, every nesting level counted. */
+  maxTargets: 250,
+  /** Provider calls one request may lead to, retries and fallbacks included, in the worst case. */
+  maxAttemptsPerRequest: 50,
+} as const;
+
 /** A JSON object whose contents the gateway does not constrain. */
 const FreeObject = Type.Record(Type.String(), Type.Unknown());
-const StatusCodes = Type.Array(Type.Integer({ minimum: 100, maximum: 599 }));
+/**
+ * Statuses that trigger a retry, a fallback or a circuit failure: errors only. Retrying on a success would call the
+ * provider again for an answer already given (and bill it); a redirect or an informational status is never final.
+ */
+const StatusCodes = Type.Array(Type.Integer({ minimum: 400, maximum: 599 }), { maxItems: 200 });
 
 const Feedback = Type.Object(
   { value: opt(Type.Number()), weight: opt(Type.Number()), metadata: opt(FreeObject) },
@@ -75,7 +94,7 @@ const Cache = Type.Object(
 const Retry = Type.Object(
   {
     /** Retries, not calls: a target is called at most 1 + attempts times. */
-    attempts: Type.Integer({ minimum: 0 }),
+    attempts: Type.Integer({ minimum: 0, maximum: ROUTING_LIMITS.maxRetryAttempts }),
     on_status_codes: opt(StatusCodes),
     use_retry_after_headers: opt(Type.Boolean()),
   },
