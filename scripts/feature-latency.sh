@@ -19,7 +19,7 @@ MOCK_PORT=18962 $CPU1 $BUN "$MOCK" > /tmp/featmock1.log 2>&1 & MP1=$!
 MOCK_PORT=18963 $CPU1 $BUN "$ROOT/tests/mocks/openai-server-main.ts" > /tmp/featprov1.log 2>&1 & PP1=$!
 MOCK_PORT=18964 $CPU0 $BUN "$ROOT/tests/mocks/openai-server-main.ts" > /tmp/featprov0.log 2>&1 & PP0=$!
 sleep 0.5
-(cd "$ROOT" && exec env PORT=18961 HOST=127.0.0.1 DATABASE_URL=sqlite:"${TMPDIR:-/tmp}/featdb"/gw.db GATEWAY_ADMIN_API_KEY=k LOG_LEVEL=warn GATEWAY_DISABLED_PLUGINS="${GATEWAY_DISABLED_PLUGINS:-}" BUN_CONFIG_MAX_HTTP_REQUESTS=65535 $CPU1 $BUN core/server/src/main.ts > /tmp/featgw.log 2>&1) & GW=$!
+(cd "$ROOT" && exec env PORT=18961 HOST=127.0.0.1 DATABASE_URL=sqlite:"${TMPDIR:-/tmp}/featdb"/gw.db GATEWAY_ADMIN_API_KEY=bench-admin-key-0123456789abcdef0123 LOG_LEVEL=warn GATEWAY_DISABLED_PLUGINS="${GATEWAY_DISABLED_PLUGINS:-}" BUN_CONFIG_MAX_HTTP_REQUESTS=65535 $CPU1 $BUN core/server/src/main.ts > /tmp/featgw.log 2>&1) & GW=$!
 for i in $(seq 50); do curl -s localhost:18961/health >/dev/null && break; sleep 0.1; done
 BODY='{"model":"gpt-4o-mini","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Say hello in five words, please."}]}'
 mk() { # $1 name, $2 config json or empty, $3 extra lua
@@ -27,7 +27,7 @@ cat > /tmp/feat-$1.lua <<L
 wrk.method = "POST"
 wrk.body = '$BODY'
 wrk.headers["content-type"] = "application/json"
-wrk.headers["x-gateway-api-key"] = "k"
+wrk.headers["x-gateway-api-key"] = "bench-admin-key-0123456789abcdef0123"
 wrk.headers["authorization"] = "Bearer x"
 L
 if [ -n "$2" ]; then echo "wrk.headers[\"x-gateway-config\"] = '$2'" >> /tmp/feat-$1.lua; else printf 'wrk.headers["x-gateway-provider"] = "openai"\nwrk.headers["x-gateway-custom-host"] = "http://127.0.0.1:18960/v1"\n' >> /tmp/feat-$1.lua; fi

@@ -16,11 +16,11 @@ for (const dialect of DIALECTS) {
 
     test('bootstraps from GATEWAY_ADMIN_API_KEY once; provides the verifier, the scope catalogue and the scheduler', async () => {
       const { url, database } = await t.fresh();
-      const first = await startKeysGateway(url, { GATEWAY_ADMIN_API_KEY: 'plugin-admin-key' });
+      const first = await startKeysGateway(url, { GATEWAY_ADMIN_API_KEY: 'plugin-admin-key-0123456789abcdef' });
       try {
         const services = first.gateway.plugins.registry.services;
         const verifier = services.get('apiKeyVerifier') as ApiKeyVerifier;
-        expect(await verifier.verify('plugin-admin-key')).toMatchObject({ scopes: ['*'], keyType: 'organisation-service', userId: null });
+        expect(await verifier.verify('plugin-admin-key-0123456789abcdef')).toMatchObject({ scopes: ['*'], keyType: 'organisation-service', userId: null });
         expect(await verifier.verify('pk-wrong')).toBeUndefined();
         const scopes = services.get('apiKeyScopes') as ScopeCatalogue;
         expect(scopes.has('agents.invoke')).toBe(true);
@@ -34,11 +34,11 @@ for (const dialect of DIALECTS) {
         await first.close();
       }
       // A restart neither bootstraps again nor takes another GATEWAY_ADMIN_API_KEY.
-      const again = await startKeysGateway(url, { GATEWAY_ADMIN_API_KEY: 'another-key' });
+      const again = await startKeysGateway(url, { GATEWAY_ADMIN_API_KEY: 'another-admin-key-0123456789abcdef' });
       try {
         expect(await database.count(organisations, undefined, { fresh: true })).toBe(1);
         expect(await database.count(apiKeys, undefined, { fresh: true })).toBe(1);
-        expect((await again.call('GET', '/api-keys', undefined, 'plugin-admin-key')).status).toBe(200);
+        expect((await again.call('GET', '/api-keys', undefined, 'plugin-admin-key-0123456789abcdef')).status).toBe(200);
         expect((await again.call('GET', '/api-keys', undefined, 'another-key')).status).toBe(401);
       } finally {
         await again.close();

@@ -1,7 +1,8 @@
 import { createGateway, type Gateway } from '@gateway/server';
 import { ROOT } from './gateway-process.ts';
 
-export const TEST_ADMIN_KEY = 'gw-test-admin-key';
+// At least 32 characters: the gateway refuses a shorter GATEWAY_ADMIN_API_KEY.
+export const TEST_ADMIN_KEY = 'gw-test-admin-key-0123456789abcdef';
 
 /** What tests trust so that the gateway may call their local provider servers. */
 export const LOOPBACK_HOSTS = 'localhost,127.0.0.1,::1';

@@ -69,7 +69,7 @@ for (const dialect of E2E_DIALECTS) {
       const s = get();
       const res = await s.gw.handle(
         new Request('http://gateway/v1/models', {
-          headers: { 'x-gateway-api-key': 'gw-test-admin-key', 'x-gateway-provider': 'openai', 'x-gateway-custom-host': s.mock.url, authorization: 'Bearer sk-x' },
+          headers: { 'x-gateway-api-key': 'gw-test-admin-key-0123456789abcdef', 'x-gateway-provider': 'openai', 'x-gateway-custom-host': s.mock.url, authorization: 'Bearer sk-x' },
         }),
       );
       expect(res.status).toBe(200);

@@ -18,6 +18,7 @@ import {
   type Principal,
   roleAtLeast,
 } from '@gateway/sdk';
+import { readBody } from './body.ts';
 import type { Settings } from './env.ts';
 import { type Authenticator, authenticate } from './gateway-handler.ts';
 
@@ -48,12 +49,19 @@ export function hasScope(scopes: readonly string[], needed: string | readonly st
 const AUDITED_BY_DEFAULT = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const ACTION: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'update', DELETE: 'delete' };
 
-async function readJson(request: Request): Promise<unknown> {
+const decoder = new TextDecoder();
+
+/**
+ * The JSON body of an administration call, refused with 413 past the admin limit before it is held whole (a declared
+ * length at once, a chunked body as soon as the bytes counted pass it): the public invite-accept route included.
+ */
+async function readJson(request: Request, limit: number): Promise<unknown> {
   if (request.method === 'GET' || request.method === 'DELETE') {
     // A DELETE may carry a body (who to disconnect); read it only when one is announced.
     if (request.method === 'GET' || !request.headers.get('content-length')) return undefined;
   }
-  const text = await request.text();
+  const bytes = await readBody(request, limit);
+  const text = bytes ? decoder.decode(bytes) : '';
   if (!text) return undefined;
   try {
     return JSON.parse(text);
@@ -77,7 +85,7 @@ function publicHandler(route: PublicAdminRoute, deps: AdminDeps) {
     if (!deps.settings.features.apiAccess) throw Errors.featureDisabled('The administration API (API_ACCESS_ENABLED)');
     if (route.feature && !deps.settings.features[route.feature]) throw Errors.featureDisabled(route.feature);
     const url = new URL(request.url);
-    const req: PublicAdminRequest = { params, query: url.searchParams, body: await readJson(request), headers: request.headers, audit: {} };
+    const req: PublicAdminRequest = { params, query: url.searchParams, body: await readJson(request, deps.settings.adminMaxBodyBytes), headers: request.headers, audit: {} };
     const response = await route.handle(req);
     const { organisationId, ...record } = req.audit;
     if (organisationId && response.status < 400 && (route.audit ?? AUDITED_BY_DEFAULT.has(route.method)))
@@ -114,7 +122,7 @@ export function adminHandler(route: AdminRoute, deps: AdminDeps): (request: Requ
       principal,
       params,
       query: url.searchParams,
-      body: await readJson(request),
+      body: await readJson(request, deps.settings.adminMaxBodyBytes),
       headers: request.headers,
       audit: {},
     };

@@ -10,7 +10,7 @@ import { type AnyElysia, Elysia } from 'elysia';
 import { readSettings, type Settings } from './env.ts';
 import { type Authenticator, handleGatewayCall, type HandlerDeps } from './gateway-handler.ts';
 import { createLogger } from './logger.ts';
-import { Metrics } from './metrics.ts';
+import { Metrics, metricsEndpoint } from './metrics.ts';
 import { internalCalls } from './internal-calls.ts';
 import { makeProviderResolver, type StoredAccess } from './resolve.ts';
 
@@ -78,6 +78,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   });
   const { registry } = plugins;
   const metrics = new Metrics();
+  const serveMetrics = metricsEndpoint(metrics, settings.metricsToken);
 
   // Guardrail checks, once every plugin registered its own: the hook engine (plugins/hooks) reads them through this
   // service; config validation through the seams (unknown check ids and bad parameters are invalid_config). Set
@@ -131,7 +132,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     })
     // HADR mode with the writer down: still 200 (gateway traffic flows), `degraded` with the reason.
     .get('/health', () => Response.json(database.health()))
-    .get('/metrics', () => new Response(metrics.render(), { headers: { 'content-type': 'text/plain; version=0.0.4' } }));
+    .get('/metrics', ({ request }) => serveMetrics(request));
 
   const adminDeps: AdminDeps = {
     authenticator,

@@ -10,6 +10,10 @@ export interface Settings {
   apiKeyPrefix: string | undefined;
   logLevel: string;
   maxRequestBodyBytes: number;
+  /** Limit of an administration body: ADMIN_MAX_BODY_BYTES, never above maxRequestBodyBytes. */
+  adminMaxBodyBytes: number;
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
   trustedCustomHosts: string[];
   disabledPlugins: string[];
   /** Upper bound on one provider attempt when the config sets no request_timeout. */
@@ -20,6 +24,9 @@ export interface Settings {
   features: Record<'guardrails' | 'apiAccess' | 'dataExports' | 'usageLimits' | 'auditLogs' | 'scim' | 'policy', boolean>;
 }
 
+/** The shortest GATEWAY_ADMIN_API_KEY accepted: the bootstrap key has every scope, so it must not be guessable. */
+export const MIN_ADMIN_API_KEY_LENGTH = 32;
+
 const on = (value: string | undefined) => (value ?? 'ON').toUpperCase() !== 'OFF';
 const int = (value: string | undefined, fallback: number) => {
   const n = Number(value);
@@ -28,7 +35,17 @@ const int = (value: string | undefined, fallback: number) => {
 const list = (value: string | undefined, fallback: string[]) =>
   value === undefined ? fallback : value.split(',').map((s) => s.trim()).filter(Boolean);
 
+/** Throws on a setting the gateway must not start with (the message names the variable and the fix). */
 export function readSettings(env: Record<string, string | undefined>): Settings {
+  const adminApiKey = env.GATEWAY_ADMIN_API_KEY || undefined;
+  // Refused whatever the database holds: an operator learns at once that the value is too weak, also on a database
+  // already bootstrapped (where the variable is ignored but the stored key may be this short; rotate it).
+  if (adminApiKey !== undefined && adminApiKey.length < MIN_ADMIN_API_KEY_LENGTH)
+    throw new Error(
+      `GATEWAY_ADMIN_API_KEY is ${adminApiKey.length} characters long; it must have at least ${MIN_ADMIN_API_KEY_LENGTH} ` +
+        '(e.g. `openssl rand -hex 32`), or be unset to have one generated on an empty database',
+    );
+  const maxRequestBodyBytes = int(env.MAX_REQUEST_BODY_BYTES, 33_554_432);
   return {
     // 0 asks the system for a free port.
     port: /^\d+$/.test(env.PORT ?? '') && Number(env.PORT) <= 65_535 ? Number(env.PORT) : 8787,
@@ -39,10 +56,12 @@ export function readSettings(env: Record<string, string | undefined>): Settings 
       : undefined,
     hadrMode: (env.MYSQL_WRITER_HADR_MODE ?? 'OFF').toUpperCase() === 'ON',
     redisUrl: env.REDIS_URL || undefined,
-    adminApiKey: env.GATEWAY_ADMIN_API_KEY || undefined,
+    adminApiKey,
     apiKeyPrefix: env.API_KEY_PREFIX || undefined,
     logLevel: env.LOG_LEVEL || 'info',
-    maxRequestBodyBytes: int(env.MAX_REQUEST_BODY_BYTES, 33_554_432),
+    maxRequestBodyBytes,
+    adminMaxBodyBytes: Math.min(int(env.ADMIN_MAX_BODY_BYTES, 1_048_576), maxRequestBodyBytes),
+    metricsToken: env.METRICS_TOKEN || undefined,
     // Nothing is trusted by default: a model server on this machine must be named (INTERFACE.md, docs/security.md).
     trustedCustomHosts: list(env.TRUSTED_CUSTOM_HOSTS, []),
     disabledPlugins: list(env.GATEWAY_DISABLED_PLUGINS, []),

@@ -1,4 +1,7 @@
 /** Prometheus metrics kept in memory: counters and histograms with fixed buckets, rendered on GET /metrics. */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Errors } from '@gateway/sdk';
+
 const BUCKETS_MS = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000];
 
 class Histogram {
@@ -92,4 +95,20 @@ export class Metrics {
     );
     return `${lines.join('\n')}\n`;
   }
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/**
+ * GET /metrics. With METRICS_TOKEN set the scraper must send `Authorization: Bearer <token>` (401 otherwise): the
+ * series name every provider, endpoint and status the gateway serves. Compared in constant time, over digests so
+ * that not even the token's length shows. Without a token the endpoint stays open (local use).
+ */
+export function metricsEndpoint(metrics: Metrics, token: string | undefined): (request: Request) => Response {
+  const expected = token === undefined ? undefined : digest(`Bearer ${token}`);
+  return (request) => {
+    if (expected && !timingSafeEqual(digest(request.headers.get('authorization') ?? ''), expected))
+      return Errors.unauthorized('GET /metrics needs Authorization: Bearer <METRICS_TOKEN>').toResponse({ 'www-authenticate': 'Bearer' });
+    return new Response(metrics.render(), { headers: { 'content-type': 'text/plain; version=0.0.4' } });
+  };
 }
