@@ -124,8 +124,8 @@ export function topicVector(text: string): number[] {
 }
 
 /**
- * Writes a workspace-service key straight into the gateway's database, the way the api-keys plugin stores one
- * (SHA-256 of the secret): in a new workspace of the bootstrapped organisation, or in its first (default) one.
+ * Writes a workspace-service key for chat calls straight into the gateway's database, the way the api-keys plugin
+ * stores one (SHA-256 of the secret): in a new workspace of the bootstrapped organisation, or in its first (default) one.
  * Returns the key's workspace and the first workspace.
  */
 export async function addWorkspaceKey(databaseUrl: string, secret: string, where: 'new' | 'first'): Promise<{ workspaceId: string; firstWorkspaceId: string }> {
@@ -147,7 +147,8 @@ export async function addWorkspaceKey(databaseUrl: string, secret: string, where
       type: 'workspace-service',
       hash: hashSecret(secret),
       prefix_hint: secret.slice(0, 8),
-      scopes: [],
+      // Chat only: the cache's own embeddings calls (gatewayCalls) are the gateway's work, not checked against it.
+      scopes: ['completions.write'],
     });
     return { workspaceId: target, firstWorkspaceId: first.id };
   } finally {

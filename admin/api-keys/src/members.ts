@@ -4,14 +4,14 @@
  * period), handed back to the emitter to show once; a member who leaves loses their workspace-user keys.
  */
 import type { AdminEvents, AdminEventResults, OrganisationSettingsService } from '@gateway/admin-kit';
-import { and, eq, type Database, type Logger } from '@gateway/sdk';
+import { and, eq, type Database, type Logger, MODEL_CALL_SCOPES } from '@gateway/sdk';
 import type { ApiKeyClock } from './clock.ts';
 import { resolvePolicy } from './policy.ts';
 import type { ApiKeyStore } from './store.ts';
 import { apiKeys } from './tables.ts';
 
-/** What an auto-created key may do: gateway calls, read its own key, pick up its rotated secret. */
-export const AUTO_CREATED_KEY_SCOPES: readonly string[] = ['completions.write', 'api_keys.read', 'workspace_user_api_keys.rotate'];
+/** What an auto-created key may do: every model call, read its own key, pick up its rotated secret. */
+export const AUTO_CREATED_KEY_SCOPES: readonly string[] = [...MODEL_CALL_SCOPES, 'api_keys.read', 'workspace_user_api_keys.rotate'];
 
 export interface MemberKeyDeps {
   database: Database;

@@ -3,7 +3,7 @@
  * created only with scopes of the catalogue; a plugin whose routes need scopes of its own adds them with the
  * `apiKeyScopes` service (`add(SCOPES)`) during its setup.
  */
-import { ALL_SCOPES, type ApiKeyType } from '@gateway/sdk';
+import { ALL_SCOPES, type ApiKeyType, MODEL_CALL_SCOPES } from '@gateway/sdk';
 
 /** The rotation scope of each key type; `api_keys.rotate` covers all three. */
 export const ROTATE_SCOPE_OF: Readonly<Record<ApiKeyType, string>> = {
@@ -30,8 +30,8 @@ const crud = (resource: string) => [`${resource}.read`, `${resource}.write`, `${
 
 /** Every scope known to the gateway at build time: `<resource>.<action>`. */
 export const SCOPE_CATALOGUE: readonly string[] = [
-  // Gateway calls.
-  'completions.write',
+  // Gateway calls: each kind of route's scope (GATEWAY_CALL_SCOPES says which), and agent invocation.
+  ...MODEL_CALL_SCOPES,
   'agents.invoke',
   ...SCOPES,
   ...crud('workspaces'),

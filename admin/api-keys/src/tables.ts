@@ -53,4 +53,29 @@ export const apiKeys = defineTable(
 
 export type ApiKeyRow = Row<typeof apiKeys>;
 
-export const apiKeyMigrations: Migration[] = [{ id: 'api-keys/0001-api-keys', tables: [apiKeys] }];
+/**
+ * Before scopes applied to gateway calls, `completions.write` stood for every gateway call (docs: "gateway calls").
+ * Keys that hold it get the scopes that now split those calls, so that they keep doing what they did; keys without
+ * it get nothing (a key scoped to `logs.read` was never meant to spend credentials) and `*` needs nothing.
+ */
+// Spelled out, not taken from MODEL_CALL_SCOPES: a migration says what it did when it ran, whatever comes later.
+const SPLIT_FROM_COMPLETIONS = ['embeddings.write', 'moderations.write', 'proxy.write'];
+
+const grantWhereCompletions = {
+  sqlite: SPLIT_FROM_COMPLETIONS.map(
+    (scope) =>
+      `UPDATE "api_keys" SET "scopes" = json_insert("scopes", '$[#]', '${scope}') ` +
+      `WHERE EXISTS (SELECT 1 FROM json_each("api_keys"."scopes") WHERE value = 'completions.write') ` +
+      `AND NOT EXISTS (SELECT 1 FROM json_each("api_keys"."scopes") WHERE value = '${scope}')`,
+  ),
+  mysql: SPLIT_FROM_COMPLETIONS.map(
+    (scope) =>
+      `UPDATE \`api_keys\` SET \`scopes\` = JSON_ARRAY_APPEND(\`scopes\`, '$', '${scope}') ` +
+      `WHERE JSON_CONTAINS(\`scopes\`, '"completions.write"') AND NOT JSON_CONTAINS(\`scopes\`, '"${scope}"')`,
+  ),
+};
+
+export const apiKeyMigrations: Migration[] = [
+  { id: 'api-keys/0001-api-keys', tables: [apiKeys] },
+  { id: 'api-keys/0002-model-call-scopes', statements: grantWhereCompletions },
+];

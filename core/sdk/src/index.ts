@@ -8,3 +8,4 @@ export * from './param-path.ts';
 export * from './embeddings.ts';
 export * from './answer.ts';
 export * from './admin.ts';
+export * from './gateway-scopes.ts';

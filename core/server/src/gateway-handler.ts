@@ -2,6 +2,7 @@ import { ClientGoneError, type PipelineDeps, rejectRequest, runPipeline } from '
 import { type Caller, type EndpointKind, Errors, GatewayError, type GatewayRequest, type Logger } from '@gateway/sdk';
 import { validateBody } from '@gateway/validation';
 import { parseJsonObject, readBody } from './body.ts';
+import { checkCallScope } from './call-scope.ts';
 import type { Metrics } from './metrics.ts';
 import { type HeaderValues, resolveConfig } from './resolve.ts';
 
@@ -73,8 +74,11 @@ export async function handleGatewayCall(request: Request, endpoint: EndpointKind
   try {
     const auth = authenticate(values['x-gateway-api-key'], deps.authenticator);
     caller = auth instanceof Promise ? await auth : auth;
+    // Before the body is read: a key without the call's scope reaches no provider and spends no credential.
+    checkCallScope(caller, endpoint);
   } catch (error) {
-    // Unauthenticated calls belong to no workspace: counted in metrics, not written to the request log.
+    // Unauthenticated and refused calls: counted in metrics, not written to the request log (a refused key's
+    // traffic is the caller's mistake, not the workspace's usage).
     const err = GatewayError.from(error, { phase: 'authenticate' });
     if (err.status >= 500) deps.logger.error({ err: err.cause ?? err, traceId }, 'authentication failed');
     deps.metrics.record(endpoint, undefined, err.status, performance.now() - receivedAt, undefined);
