@@ -2,8 +2,12 @@
 // tests/admin/rbac/principals.ts (each role, each key type, a key without scopes), on SQLite and on MariaDB, through
 // a whole in-process gateway. Each answer must be exactly what tests/admin/rbac/matrix.ts says: a 2xx, a 403 or a
 // 404. A registered route without a row fails the first test, so no route escapes the matrix.
+// The data plane (issue 13): one call of every kind of gateway route, by the same principals and by keys holding
+// one scope each, as tests/admin/rbac/data-plane.ts says; a kind of route without a row fails its first test.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { GATEWAY_CALL_SCOPES } from '@gateway/sdk';
 import { E2E_DIALECTS } from '../helpers/e2e-database.ts';
+import { createDataPlane, DATA_PLANE_CALLERS, DATA_PLANE_CALLS, DATA_PLANE_MATRIX, type DataPlane } from './rbac/data-plane.ts';
 import { fillPath } from './rbac/fixture.ts';
 import { FIXTURES } from './rbac/fixtures/index.ts';
 import { MATRIX, type MatrixRow, type Outcome, PUBLIC_ROUTES } from './rbac/matrix.ts';
@@ -87,5 +91,34 @@ for (const dialect of E2E_DIALECTS) {
       test(row.key, async () => {
         expect(await runRow(world, row)).toEqual([]);
       });
+
+    describe('data plane', () => {
+      let plane: DataPlane;
+      beforeAll(async () => {
+        plane = await createDataPlane(world);
+      }, 30_000);
+      afterAll(async () => {
+        await plane?.close();
+      });
+
+      test('every kind of gateway route has a row', () => {
+        const kinds = Object.keys(GATEWAY_CALL_SCOPES);
+        expect(kinds.filter((kind) => !DATA_PLANE_CALLS.some((call) => call.kind === kind))).toEqual([]);
+      });
+
+      for (const { call, expect: expected } of DATA_PLANE_MATRIX)
+        test(`${call.key} (gateway call)`, async () => {
+          plane.mock.reset();
+          const answers = await Promise.all(DATA_PLANE_CALLERS.map((who) => plane.send(call, who)));
+          const wrong = DATA_PLANE_CALLERS.flatMap((who, i) => {
+            const answer = answers[i] as Answer;
+            return matches(expected[who], answer) ? [] : [`${who}: expected ${expected[who]}, got ${describeAnswer(answer)}`];
+          });
+          expect(wrong).toEqual([]);
+          // A refused call reaches nothing: the provider server saw the allowed calls only, each with the stored key.
+          const allowed = DATA_PLANE_CALLERS.filter((who) => expected[who] === 'ok').length;
+          expect(plane.mock.requests.length).toBe(allowed);
+        });
+    });
   });
 }
