@@ -15,8 +15,10 @@ interface Key extends Json {
 }
 interface Issued {
   id: string;
-  key: string;
+  key?: string;
   workspace_id: string;
+  user_id: string;
+  pending_secret: boolean;
 }
 
 for (const dialect of DIALECTS) {
@@ -80,7 +82,7 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    test('auto-create: a member who joins gets a default key, shown once; a member who leaves loses their keys', async () => {
+    test('auto-create: a member who joins gets a default key that waits for them, picked up once; a member who leaves loses their keys', async () => {
       const ws = await addWorkspace(k.database, k.organisationId, `auto-${dialect}`);
       const second = await addWorkspace(k.database, k.organisationId, `auto-2-${dialect}`);
       const quiet = await addWorkspace(k.database, k.organisationId, `quiet-${dialect}`);
@@ -95,9 +97,16 @@ for (const dialect of DIALECTS) {
         expect(created.status).toBe(201);
         expect(created.body.api_keys).toHaveLength(1);
         const issued = created.body.api_keys[0] as Issued;
-        expect(issued.workspace_id).toBe(ws);
-        expect(await authenticates(k, issued.key)).toBe(true);
-        const shown = await k.call<Key>('GET', `/api-keys/${issued.id}`, undefined, issued.key);
+        // Made by an admin for someone else: the secret is not in the answer, it waits for the member.
+        expect(issued).toEqual({ id: issued.id, workspace_id: ws, user_id: created.body.id, pending_secret: true });
+        const own = await k.call<Key>('POST', '/api-keys', { name: 'own', type: 'workspace-user', workspace_id: ws, user_id: created.body.id, scopes: ['workspace_user_api_keys.rotate'] });
+        expect(own.status).toBe(201);
+        expect((await k.call('POST', `/api-keys/${issued.id}/reveal`)).status).toBe(403);
+        const picked = await k.call<Key>('POST', `/api-keys/${issued.id}/reveal`, undefined, own.body.key);
+        expect(picked.status).toBe(200);
+        const issuedKey = String(picked.body.key);
+        expect(await authenticates(k, issuedKey)).toBe(true);
+        const shown = await k.call<Key>('GET', `/api-keys/${issued.id}`, undefined, issuedKey);
         expect(shown.body).toMatchObject({ type: 'workspace-user', user_id: created.body.id, workspace_id: ws, scopes: [...AUTO_CREATED_KEY_SCOPES], rotation_period_days: 30 });
         expect(shown.body.key).toBeUndefined();
         expect(Math.abs(Date.parse(String(shown.body.expires_at)) - (k.clock.now() + DAY))).toBeLessThan(60_000);
@@ -107,19 +116,20 @@ for (const dialect of DIALECTS) {
         expect(added.status).toBe(201);
         expect(added.body.api_keys).toHaveLength(1);
         const other = added.body.api_keys[0] as Issued;
-        expect((await k.call<Key>('GET', `/api-keys/${other.id}`)).body).toMatchObject({ workspace_id: second, expires_at: null });
+        expect((await k.call<Key>('GET', `/api-keys/${other.id}`)).body).toMatchObject({ workspace_id: second, expires_at: null, pending_secret: true });
+        const otherKey = String((await k.call<Key>('POST', `/api-keys/${other.id}/reveal`, undefined, issuedKey)).body.key);
 
         // Leaving one workspace: that workspace's key goes at once, the other stays.
         expect((await k.call('DELETE', `/workspaces/${ws}/users/${created.body.id}`)).status).toBe(204);
-        expect(await authenticates(k, issued.key)).toBe(false);
+        expect(await authenticates(k, issuedKey)).toBe(false);
         expect((await k.call('GET', `/api-keys/${issued.id}`)).status).toBe(404);
-        expect(await authenticates(k, other.key)).toBe(true);
+        expect(await authenticates(k, otherKey)).toBe(true);
 
         // A key made by hand goes too when the user leaves the organisation.
         const byHand = await k.call<Key>('POST', '/api-keys', { name: 'manual', type: 'workspace-user', workspace_id: second, user_id: created.body.id, scopes: ['api_keys.read'] });
         expect(byHand.status).toBe(201);
         expect((await k.call('DELETE', `/users/${created.body.id}`)).status).toBe(204);
-        expect(await authenticates(k, other.key)).toBe(false);
+        expect(await authenticates(k, otherKey)).toBe(false);
         expect(await authenticates(k, byHand.body.key ?? '')).toBe(false);
         const left = await k.call<{ total: number }>('GET', `/api-keys?user_id=${created.body.id}`);
         expect(left.body.total).toBe(0);

@@ -34,7 +34,7 @@ for (const dialect of DIALECTS) {
       const added: AdminEventMap['member.added'][] = [];
       h.events.on('member.added', (e) => {
         added.push(e);
-        return { api_key: { id: `k-${e.workspaceId}`, key: `s-${e.userId}`, workspace_id: e.workspaceId } };
+        return { api_key: { id: `k-${e.workspaceId}`, key: `s-${e.userId}`, workspace_id: e.workspaceId, user_id: e.userId, pending_secret: false } };
       });
       return { h, database, team, added };
     }
@@ -63,7 +63,8 @@ for (const dialect of DIALECTS) {
       expect(body.user).toMatchObject({ email: 'new@example.com', name: 'Newbie', role: 'member' });
       expect(body.user.workspaces.map((w) => [w.id, w.role]).sort()).toEqual([[h.workspaceId, 'member'], [team, 'manager']].sort());
       expect(body.api_keys.map((k) => k.workspace_id).sort()).toEqual([h.workspaceId, team].sort());
-      expect(added.map((e) => [e.userId, e.via])).toEqual([[body.user.id, 'invite'], [body.user.id, 'invite']]);
+      // The answer goes to the invited person: the listeners may hand them their keys' secrets.
+      expect(added.map((e) => [e.userId, e.via, e.callerUserId])).toEqual([[body.user.id, 'invite', body.user.id], [body.user.id, 'invite', body.user.id]]);
       const audit = h.audits.at(-1);
       expect(audit).toMatchObject({ organisationId: h.organisationId, actor: null, resource: 'invite', resourceId: invite.id, action: 'accept' });
       expect(JSON.stringify(audit)).not.toContain(invite.token!);
@@ -99,7 +100,11 @@ for (const dialect of DIALECTS) {
       // Expired: a new invitation for the address is allowed.
       const existing = await h.user({ role: 'admin', email: 'late@example.com', workspaces: [[team, 'admin']] });
       const fresh = (await h.call('POST', '/users/invites', { body: { email: 'late@example.com', role: 'member', workspaces: [{ id: team, role: 'member' }, { id: 'default', role: 'manager' }] } })).body as InviteBody;
-      const res = await h.call('POST', '/users/invites/accept', { key: null, body: { token: fresh.token, name: 'Late' } });
+      // An existing user accepts with a key of their own; the token alone (which the inviter holds too) is refused.
+      expect((await h.call('POST', '/users/invites/accept', { key: null, body: { token: fresh.token } })).status).toBe(403);
+      expect((await h.call('POST', '/users/invites/accept', { body: { token: fresh.token } })).status).toBe(403);
+      expect((await h.call('POST', '/users/invites/accept', { key: 'not-a-key', body: { token: fresh.token } })).status).toBe(401);
+      const res = await h.call('POST', '/users/invites/accept', { key: existing.key, body: { token: fresh.token, name: 'Late' } });
       expect(res.status).toBe(200);
       const body = res.body as Acceptance;
       expect(body.user).toMatchObject({ id: existing.id, role: 'admin' });

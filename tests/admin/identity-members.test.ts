@@ -33,7 +33,7 @@ for (const dialect of DIALECTS) {
       const removed: AdminEventMap['member.removed'][] = [];
       h.events.on('member.added', (e) => {
         added.push(e);
-        return { api_key: { id: `k-${e.userId}`, key: `s-${e.userId}`, workspace_id: e.workspaceId } };
+        return { api_key: { id: `k-${e.userId}`, key: `s-${e.userId}`, workspace_id: e.workspaceId, user_id: e.userId, pending_secret: false } };
       });
       h.events.on('member.removed', (e) => void removed.push(e));
       const role = async (userId: string) =>
@@ -49,12 +49,12 @@ for (const dialect of DIALECTS) {
       const body = res.body as Members;
       expect(body.data.map((m) => [m.user_id, m.role])).toEqual([[a.id, 'admin'], [b.id, 'manager']]);
       expect(body.api_keys).toEqual([
-        { id: `k-${a.id}`, key: `s-${a.id}`, workspace_id: ws },
-        { id: `k-${b.id}`, key: `s-${b.id}`, workspace_id: ws },
+        { id: `k-${a.id}`, key: `s-${a.id}`, workspace_id: ws, user_id: a.id, pending_secret: false },
+        { id: `k-${b.id}`, key: `s-${b.id}`, workspace_id: ws, user_id: b.id, pending_secret: false },
       ]);
       expect(added).toEqual([
-        { organisationId: h.organisationId, workspaceId: ws, userId: a.id, role: 'admin', via: 'direct' },
-        { organisationId: h.organisationId, workspaceId: ws, userId: b.id, role: 'manager', via: 'direct' },
+        { organisationId: h.organisationId, workspaceId: ws, userId: a.id, role: 'admin', via: 'direct', callerUserId: null },
+        { organisationId: h.organisationId, workspaceId: ws, userId: b.id, role: 'manager', via: 'direct', callerUserId: null },
       ]);
       expect(h.audits.at(-1)).toMatchObject({ resource: 'workspace_user', action: 'create', workspaceId: ws, status: 201 });
       expect(JSON.stringify(h.audits.at(-1))).not.toContain('s-');
@@ -133,7 +133,7 @@ for (const dialect of DIALECTS) {
       const u = await h.user({});
       const res = await h.call('POST', `/workspaces/${ws}/users`, { body: { user_id: u.id } });
       expect(res.status).toBe(201);
-      expect((res.body as Members).api_keys).toEqual([{ id: `k-${u.id}`, key: `s-${u.id}`, workspace_id: ws }]);
+      expect((res.body as Members).api_keys).toEqual([{ id: `k-${u.id}`, key: `s-${u.id}`, workspace_id: ws, user_id: u.id, pending_secret: false }]);
       expect(await role(u.id)).toBe('member');
       expect(h.plugin.logger.records.some((r) => r.level === 'error' && JSON.stringify(r.obj).includes('member.added'))).toBe(true);
     });

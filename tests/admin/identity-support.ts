@@ -85,6 +85,8 @@ export async function identityHarness(database: Database): Promise<IdentityHarne
   await database.migrate(apiKeyMigrations);
   await bootstrapKey(database, boot.organisationId, { adminApiKey: ADMIN_KEY });
   const verifier = new ApiKeyVerifier(database);
+  // The identity plugin verifies the key of an existing user accepting an invitation with it.
+  plugin.services.set('apiKeyVerifier', verifier);
   const audits: AuditEntry[] = [];
   const deps: AdminDeps = {
     authenticator: verifier,

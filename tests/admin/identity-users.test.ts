@@ -31,7 +31,7 @@ for (const dialect of DIALECTS) {
       const removed: AdminEventMap['member.removed'][] = [];
       h.events.on('member.added', (e) => {
         added.push(e);
-        return { api_key: { id: `k-${e.workspaceId}`, key: `s-${e.userId}`, workspace_id: e.workspaceId } };
+        return { api_key: { id: `k-${e.workspaceId}`, key: `s-${e.userId}`, workspace_id: e.workspaceId, user_id: e.userId, pending_secret: false } };
       });
       h.events.on('member.removed', (e) => void removed.push(e));
       return { h, database, added, removed };

@@ -101,17 +101,17 @@ for (const dialect of DIALECTS) {
       const { h, database, seen } = await setup();
       const alice = await h.user({ role: 'member' });
       const bob = await h.user({ role: 'member' });
-      h.events.on('member.added', (e) => ({ api_key: { id: `key-${e.userId}`, key: `secret-${e.userId}`, workspace_id: e.workspaceId } }));
+      h.events.on('member.added', (e) => ({ api_key: { id: `key-${e.userId}`, key: `secret-${e.userId}`, workspace_id: e.workspaceId, user_id: e.userId, pending_secret: false } }));
       const res = await h.call('POST', '/workspaces', { body: { name: 'Team', users: [{ id: alice.id, role: 'MANAGER' }, { id: bob.id }] } });
       expect(res.status).toBe(201);
       const w = res.body as WorkspaceBody;
       expect(w.api_keys).toEqual([
-        { id: `key-${alice.id}`, key: `secret-${alice.id}`, workspace_id: w.id },
-        { id: `key-${bob.id}`, key: `secret-${bob.id}`, workspace_id: w.id },
+        { id: `key-${alice.id}`, key: `secret-${alice.id}`, workspace_id: w.id, user_id: alice.id, pending_secret: false },
+        { id: `key-${bob.id}`, key: `secret-${bob.id}`, workspace_id: w.id, user_id: bob.id, pending_secret: false },
       ]);
       expect(seen.map((s) => s.event)).toEqual([
-        { organisationId: h.organisationId, workspaceId: w.id, userId: alice.id, role: 'manager', via: 'direct' },
-        { organisationId: h.organisationId, workspaceId: w.id, userId: bob.id, role: 'member', via: 'direct' },
+        { organisationId: h.organisationId, workspaceId: w.id, userId: alice.id, role: 'manager', via: 'direct', callerUserId: null },
+        { organisationId: h.organisationId, workspaceId: w.id, userId: bob.id, role: 'member', via: 'direct', callerUserId: null },
       ]);
       const members = await database.select(workspaceMembers, { where: (c) => eq(c.workspace_id, w.id) });
       expect(members.map((m) => [m.user_id, m.role]).sort()).toEqual([[alice.id, 'manager'], [bob.id, 'member']].sort());

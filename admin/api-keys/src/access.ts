@@ -2,10 +2,11 @@
  * Who may do what to a key. Organisation owners and admins (and organisation-service keys) manage every key;
  * workspace admins (and a workspace-service key in its own workspace) manage the workspace keys of their workspace;
  * a user reads, and with a rotation scope rotates, their own workspace-user keys. Scopes are checked besides: the
- * route's, and for a rotation the scope of the key's type.
+ * route's, and for a rotation the scope of the key's type. Another user's workspace-user key acts as that user, so
+ * making, changing, rotating or deleting one needs every role the user holds; its waiting secret is the user's alone.
  */
 import { users, workspaceMembers } from '@gateway/admin-identity';
-import { and, eq, type Database, Errors, type Principal } from '@gateway/sdk';
+import { and, eq, type Database, Errors, type Principal, roleAtLeast } from '@gateway/sdk';
 import { mayRotate } from './scopes.ts';
 import { apiKeys, type ApiKeyRow } from './tables.ts';
 
@@ -53,8 +54,23 @@ export function requireHoldsRole(principal: Principal, userRole: string): void {
 }
 
 /**
- * requireHoldsRole for a new key of `user`, with one exception: an owner who holds no key at all may be given a
- * first one by an organisation admin (the bootstrap key gives the first owner theirs). Admins cannot empty an
+ * requireHoldsRole, and the user's role in each of their workspaces: a workspace-user key acts with its user's
+ * memberships everywhere, not only in the workspace it belongs to, so whoever makes one or takes its secret must
+ * hold at least each of those roles (archived workspaces count: they may be restored). Organisation admins are
+ * admin of every workspace.
+ */
+export async function requireHoldsUserRoles(database: Database, principal: Principal, user: { id: string; role: string }): Promise<void> {
+  requireHoldsRole(principal, user.role);
+  if (principal.isOrgAdmin) return;
+  const memberships = await database.select(workspaceMembers, { where: (c) => eq(c.user_id, user.id), fresh: true });
+  for (const m of memberships)
+    if (!roleAtLeast(await principal.workspaceRole(m.workspace_id), m.role))
+      throw Errors.forbidden(`A key of this user acts with their ${m.role} role in workspace ${m.workspace_id}, a role this caller does not hold there`);
+}
+
+/**
+ * requireHoldsUserRoles for a new key of `user`, with one exception: an owner who holds no key at all may be given
+ * a first one by an organisation admin (the bootstrap key gives the first owner theirs). Admins cannot empty an
  * owner's keys to use it: changing or deleting an owner's key needs an owner.
  */
 export async function requireMayMakeKeyFor(database: Database, principal: Principal, user: { id: string; role: string }): Promise<void> {
@@ -62,14 +78,22 @@ export async function requireMayMakeKeyFor(database: Database, principal: Princi
     const held = await database.count(apiKeys, (c) => and(eq(c.user_id, user.id), eq(c.type, 'workspace-user')), { fresh: true });
     if (held === 0) return;
   }
-  requireHoldsRole(principal, user.role);
+  await requireHoldsUserRoles(database, principal, user);
 }
 
-/** requireHoldsRole for an existing key: its user's current role (one's own key needs nothing more). */
+/** requireHoldsUserRoles for an existing key: its user's current roles (one's own key needs nothing more). */
 export async function requireHoldsKeyRole(database: Database, principal: Principal, key: KeyRef): Promise<void> {
   if (key.type !== 'workspace-user' || key.user_id === null || isOwn(principal, key)) return;
   const user = await database.findOne(users, 'id', key.user_id, { fresh: true });
-  requireHoldsRole(principal, user?.role ?? 'member');
+  await requireHoldsUserRoles(database, principal, { id: key.user_id, role: user?.role ?? 'member' });
+}
+
+/**
+ * A secret waiting in a workspace-user key (its default key made when it joined a workspace, or a scheduled
+ * rotation's) was shown to nobody: it is its user's to pick up, no one else's.
+ */
+export function requireOwnPickup(principal: Principal, key: KeyRef): void {
+  if (key.type === 'workspace-user' && !isOwn(principal, key)) throw Errors.forbidden("Only the key's user may pick up the waiting secret of a workspace-user key");
 }
 
 /**

@@ -103,7 +103,7 @@ export default definePlugin({
     for (const route of apiKeyRoutes({ database, keys, scopes, clock, notices, settings })) api.route(route);
 
     const events = optional<AdminEvents>('adminEvents');
-    if (events) followMemberships(events, { database, keys, clock, settings, logger: api.logger });
+    if (events) followMemberships(events, { database, keys, clock, settings, notices, logger: api.logger });
     else api.logger.warn({}, 'no adminEvents service: member keys are neither auto-created nor removed with their member');
 
     const scheduler = new RotationScheduler(

@@ -1,7 +1,7 @@
 /**
- * The key e-mails of SPEC.md Events item 2: an upcoming rotation, a completed rotation, an expiry warning. They go
- * to the key's user for a workspace-user key, otherwise to the organisation's owners and admins. No e-mail carries
- * a secret.
+ * The key e-mails of SPEC.md Events item 2: an upcoming rotation, a completed rotation, an expiry warning; and a
+ * default key made for a new member, waiting to be picked up. They go to the key's user for a workspace-user key,
+ * otherwise to the organisation's owners and admins. No e-mail carries a secret.
  */
 import { users } from '@gateway/admin-identity';
 import { and, eq, inArray, type Database, type Logger } from '@gateway/sdk';
@@ -62,6 +62,16 @@ export class KeyNotices {
         ? `Pick up the new secret once with POST /v1/api-keys/${key.id}/reveal (with a key allowed to rotate it) and replace the old one before then.`
         : 'The new secret was shown once to whoever rotated the key; replace the old one before then.',
       ...(key.next_rotation_at !== null ? [`Next rotation: ${at(key.next_rotation_at)}.`] : []),
+      '',
+      describe(key),
+    ]);
+  }
+
+  /** A key made for its user by someone else (a default key on joining a workspace): its secret waits for them. */
+  waitingForPickup(key: ApiKeyRow): Promise<boolean> {
+    return this.send(key, `A new API key "${key.name}" waits for you`, [
+      'An API key was made for you when you were added to a workspace. Its secret was shown to nobody.',
+      `Pick it up once with POST /v1/api-keys/${key.id}/reveal, called with a key of your own that may rotate workspace-user keys.`,
       '',
       describe(key),
     ]);

@@ -20,7 +20,7 @@ import {
   type Database,
   type SQL,
 } from '@gateway/sdk';
-import { adminWorkspaces, requireHoldsKeyRole, requireManage, requireMayMakeKeyFor, requireRead, requireRotate } from './access.ts';
+import { adminWorkspaces, requireHoldsKeyRole, requireManage, requireMayMakeKeyFor, requireOwnPickup, requireRead, requireRotate } from './access.ts';
 import type { ApiKeyClock } from './clock.ts';
 import type { KeyNotices } from './notices.ts';
 import { futureInstant, resolvePolicy } from './policy.ts';
@@ -224,6 +224,7 @@ async function rotate(deps: RouteDeps, req: AdminRequest): Promise<Response> {
 async function reveal(deps: RouteDeps, req: AdminRequest): Promise<Response> {
   const key = await loadKey(deps, req);
   await requireRotate(req.principal, key);
+  requireOwnPickup(req.principal, key);
   await requireHoldsKeyRole(deps.database, req.principal, key);
   const revealed = await deps.keys.reveal(key);
   if (!revealed) throw Errors.notFound('No rotated secret waits to be picked up for this key (it is handed out once)');

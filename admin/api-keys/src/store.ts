@@ -40,8 +40,12 @@ export class ApiKeyStore {
     return row && row.organisation_id === organisationId ? row : undefined;
   }
 
-  /** Inserts a key with a new secret; resolves to the row and the secret (to show once). */
-  async create(key: NewKey): Promise<{ row: ApiKeyRow; secret: string }> {
+  /**
+   * Inserts a key with a new secret; resolves to the row and the secret (to show once). `forPickup`: the secret is
+   * also sealed in the row, to be picked up once by the key's user with /reveal (for a key whose maker is not
+   * its user; the caller then shows the secret to nobody).
+   */
+  async create(key: NewKey, options: { forPickup?: boolean } = {}): Promise<{ row: ApiKeyRow; secret: string }> {
     const secret = generateSecret(this.d.keyPrefix);
     const now = this.d.clock.now();
     const id = key.id ?? crypto.randomUUID();
@@ -50,6 +54,7 @@ export class ApiKeyStore {
       id,
       hash: hashSecret(secret),
       prefix_hint: prefixHint(secret, this.d.keyPrefix),
+      pending_secret: options.forPickup ? this.d.secretBox().seal(secret, pendingSecretAt(id)) : null,
       created_at: now,
       updated_at: now,
     });

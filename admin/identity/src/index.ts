@@ -5,7 +5,7 @@
  * events other admin plugins listen to) and registers the /workspaces and /users routes.
  */
 import { AdminEvents } from '@gateway/admin-kit';
-import { definePlugin, type Database } from '@gateway/sdk';
+import { type Caller, definePlugin, type Database, lazyService } from '@gateway/sdk';
 import { IdentityAuthorizer } from './authorizer.ts';
 import { bootstrapOrganisation } from './bootstrap.ts';
 import { identityRoutes } from './routes/index.ts';
@@ -50,6 +50,9 @@ export default definePlugin({
     // A listener's failure must not undo a change already stored: it is logged, and the route answers.
     const events = new AdminEvents((name, error) => api.logger.error({ err: error, event: name }, 'admin event listener failed'));
     api.provide('adminEvents', events);
-    for (const route of identityRoutes({ database, events })) api.route(route);
+    // The api-keys plugin loads after this one: its verifier is looked up when an invitation is accepted.
+    const verifier = lazyService<{ verify(secret: string): Promise<Caller | undefined> }>(api, 'apiKeyVerifier');
+    const verifyKey = async (secret: string) => verifier()?.verify(secret);
+    for (const route of identityRoutes({ database, events, verifyKey })) api.route(route);
   },
 });

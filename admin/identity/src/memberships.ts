@@ -58,7 +58,8 @@ export type IssuedKey = NonNullable<AdminEventResults['member.added']['api_key']
 
 /**
  * Emits `member.added` for each new membership (after the transaction committed) and gathers what listeners gave
- * back: the keys made for the new members, shown to the caller once.
+ * back: the keys made for the new members. `callerUserId` is the user the answer goes to: a key's secret is in it
+ * only when that is the key's user (otherwise the key waits for its user, `pending_secret`).
  */
 export async function announceAdded(
   events: AdminEvents,
@@ -66,11 +67,12 @@ export async function announceAdded(
   userId: string,
   granted: readonly Granted[],
   via: AdminEventMap['member.added']['via'],
+  callerUserId: string | null,
 ): Promise<IssuedKey[]> {
   const keys: IssuedKey[] = [];
   for (const g of granted) {
     if (!g.added) continue;
-    const results = await events.emit('member.added', { organisationId, workspaceId: g.workspaceId, userId, role: g.role, via });
+    const results = await events.emit('member.added', { organisationId, workspaceId: g.workspaceId, userId, role: g.role, via, callerUserId });
     for (const result of results) if (result.api_key) keys.push(result.api_key);
   }
   return keys;

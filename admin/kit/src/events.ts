@@ -4,16 +4,39 @@
  * go). Listeners run after the change is stored; a listener's failure is logged by the emitter, not thrown.
  */
 export interface AdminEventMap {
-  /** `via`: how the membership came to be. */
-  'member.added': { organisationId: string; workspaceId: string; userId: string; role: string; via: 'join' | 'invite' | 'scim' | 'direct' };
+  /**
+   * `via`: how the membership came to be. `callerUserId`: the user the route's answer goes to (its caller's user;
+   * for an accepted invitation, the user who accepted it), null for none: a secret made for the member goes into
+   * that answer only when it is the member.
+   */
+  'member.added': {
+    organisationId: string;
+    workspaceId: string;
+    userId: string;
+    role: string;
+    via: 'join' | 'invite' | 'scim' | 'direct';
+    callerUserId: string | null;
+  };
   /** workspaceId null: removed from the organisation (and so from every workspace). */
   'member.removed': { organisationId: string; workspaceId: string | null; userId: string; via: 'direct' | 'scim' };
   'workspace.archived': { organisationId: string; workspaceId: string };
 }
 
-/** What a listener may give back to the emitter: the key auto-created for a new member, shown to them once. */
+/**
+ * A key auto-created for a new member. `key`, the secret, only when the answer goes to the member themselves;
+ * otherwise `pending_secret` is true and the member picks the secret up once, on a call of their own.
+ */
+export interface IssuedMemberKey {
+  id: string;
+  workspace_id: string;
+  user_id: string;
+  pending_secret: boolean;
+  key?: string;
+}
+
+/** What a listener may give back to the emitter: the key auto-created for a new member. */
 export interface AdminEventResults {
-  'member.added': { api_key?: { id: string; key: string; workspace_id: string } };
+  'member.added': { api_key?: IssuedMemberKey };
   'member.removed': Record<string, never>;
   'workspace.archived': Record<string, never>;
 }

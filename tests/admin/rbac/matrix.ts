@@ -133,7 +133,8 @@ const TABLE: Record<string, string> = {
   'POST /api-keys/:apiKeyId/rotate [user key of the owner]':          OWNER_KEY,
   'POST /api-keys/:apiKeyId/rotate [user key of the organisation admin]': 'ok   ok   ok   403  403  404  403  404  404  404',
   'POST /api-keys/:apiKeyId/reveal':                                  KEY_ADMINS_OF_A,
-  'POST /api-keys/:apiKeyId/reveal [user key of member A]':           'ok   ok   ok   403  ok   404  ok   404  ok   404',
+  // A waiting secret of a workspace-user key was shown to nobody: its user alone picks it up.
+  'POST /api-keys/:apiKeyId/reveal [user key of member A]':           '403  403  403  403  403  404  403  404  ok   404',
   'POST /api-keys/:apiKeyId/reveal [user key of the owner]':          OWNER_KEY,
 
   // ---- audit log (docs/admin/audit.md) ----

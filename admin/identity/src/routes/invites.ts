@@ -1,7 +1,8 @@
 /**
  * /users/invites: invitations to join the organisation. The token is shown once at creation and stored as its
- * SHA-256; accepting it (a public route: the token is the credential) makes or reuses the user and grants the
- * invitation's workspaces.
+ * SHA-256; accepting it (a public route: the token is the credential of a new person) makes the user and grants the
+ * invitation's workspaces. An invitation to the address of an existing user is accepted by that user only, with a
+ * key of their own: the token, which the inviter holds too, proves nothing about who the existing user is.
  */
 import { csv, isUniqueViolation, json, list, noContent, page, requireOrgAdmin, validator } from '@gateway/admin-kit';
 import { type AdminRequest, type AdminRoute, and, desc, eq, Errors, gt, inArray, lte, or, type PublicAdminRequest, type Where } from '@gateway/sdk';
@@ -142,6 +143,15 @@ export function inviteRoutes(deps: IdentityDeps): AdminRoute[] {
     return noContent();
   }
 
+  /** The user of the request's own key, if it sends one (a key that does not verify is a 401, as anywhere else). */
+  async function acceptingUser(req: PublicAdminRequest, organisationId: string): Promise<string | null> {
+    const secret = req.headers.get('x-gateway-api-key');
+    if (!secret) return null;
+    const caller = deps.verifyKey ? await deps.verifyKey(secret) : undefined;
+    if (!caller) throw Errors.unauthorized('Invalid, revoked or expired x-gateway-api-key');
+    return caller.organisationId === organisationId ? caller.userId : null;
+  }
+
   async function acceptInvite(req: PublicAdminRequest): Promise<Response> {
     const body = checkAccept(req.body);
     const name = body.name === undefined ? undefined : nonBlank(body.name, 'name');
@@ -151,6 +161,7 @@ export function inviteRoutes(deps: IdentityDeps): AdminRoute[] {
     const now = clock();
     if (invite.expires_at <= now) throw Errors.badRequest('This invitation has expired', 'token');
     const org = invite.organisation_id;
+    const acceptor = await acceptingUser(req, org);
 
     const { user, granted } = await database.transaction(async (tx) => {
       // The conditional update makes two concurrent accepts of one token end with one winner.
@@ -159,6 +170,10 @@ export function inviteRoutes(deps: IdentityDeps): AdminRoute[] {
       const [existing] = await tx.select(users, { where: (c) => and(eq(c.organisation_id, org), eq(c.email, invite.email)), limit: 1 });
       let user: UserRow;
       if (existing) {
+        if (existing.id !== acceptor)
+          throw Errors.forbidden(
+            'This invitation is for an existing user: they accept it themselves, with a key of their own in x-gateway-api-key',
+          );
         const role = higherRole(existing.role, invite.role);
         const changes: Partial<UserRow> = {};
         if (role !== existing.role) changes.role = role;
@@ -185,7 +200,8 @@ export function inviteRoutes(deps: IdentityDeps): AdminRoute[] {
       throw error;
     });
 
-    const api_keys = await announceAdded(events, org, user.id, granted, 'invite');
+    // The answer goes to the invited person: the new user the token made, or the existing user who accepted.
+    const api_keys = await announceAdded(events, org, user.id, granted, 'invite', user.id);
     const shownUser = userView(user, (await membershipsOf(database, org, [user.id])).get(user.id) ?? []);
     req.audit = {
       organisationId: org,

@@ -10,7 +10,7 @@ import { parseWorkspaceRole } from '../input.ts';
 import { announceAdded, grantMemberships, type IssuedKey } from '../memberships.ts';
 import { memberView } from '../present.ts';
 import { users, workspaceMembers, type WorkspaceRole } from '../tables.ts';
-import { type IdentityDeps, refuseDuplicates } from './shared.ts';
+import { type IdentityDeps, refuseDuplicates, requireMayAddMember } from './shared.ts';
 
 const Ref = Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }), role: Type.Optional(Type.String()) }, { additionalProperties: false });
 const checkAdd = validator(
@@ -78,6 +78,7 @@ export function memberRoutes(deps: IdentityDeps): AdminRoute[] {
       const user = await lookupUser(database, w.organisation_id, ref.id, { fresh: true });
       if (!user) throw Errors.badRequest(`${field(i, 'id')}: no user ${JSON.stringify(ref.id)} in the organisation`, field(i, 'id'));
       requireMayHandle(callerRole, undefined, role);
+      requireMayAddMember(req.principal, user, field(i, 'id'));
       wanted.push({ user, role, param: field(i, 'id') });
     }
     refuseDuplicates(wanted.map((x) => x.user.id), (i) => field(i, 'id'));
@@ -87,7 +88,7 @@ export function memberRoutes(deps: IdentityDeps): AdminRoute[] {
     const api_keys: IssuedKey[] = [];
     const now = Date.now();
     for (const x of wanted)
-      api_keys.push(...(await announceAdded(events, w.organisation_id, x.user.id, [{ workspaceId: w.id, role: x.role, added: true }], 'direct')));
+      api_keys.push(...(await announceAdded(events, w.organisation_id, x.user.id, [{ workspaceId: w.id, role: x.role, added: true }], 'direct', req.caller.userId)));
     const data = wanted.map((x) => memberView(x.user, { role: x.role, created_at: now, updated_at: null }));
     req.audit = {
       resource: 'workspace_user',

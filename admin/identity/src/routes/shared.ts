@@ -1,6 +1,6 @@
 /** What the identity routes share: their dependencies and the rules about owners. */
 import type { AdminEvents } from '@gateway/admin-kit';
-import { and, type Database, eq, Errors, type Principal, type TransactionHelpers } from '@gateway/sdk';
+import { and, type Caller, type Database, eq, Errors, type Principal, type TransactionHelpers } from '@gateway/sdk';
 import { lookupWorkspace } from '../find.ts';
 import { parseWorkspaceRole } from '../input.ts';
 import type { Grant } from '../memberships.ts';
@@ -9,6 +9,12 @@ import { users } from '../tables.ts';
 export interface IdentityDeps {
   database: Database;
   events: AdminEvents;
+  /**
+   * The caller of an `x-gateway-api-key` secret (service `apiKeyVerifier`), for the one public route that may be
+   * called by a user with a key: accepting an invitation addressed to an existing user. Without it such an
+   * invitation cannot be accepted.
+   */
+  verifyKey?: (secret: string) => Promise<Caller | undefined>;
   /** Clock, for tests of expiry. */
   now?: () => number;
 }
@@ -30,6 +36,18 @@ export async function requireMayGrantOwner(database: Pick<TransactionHelpers, 'c
 /** Changing or removing an owner takes an owner. */
 export function requireOwner(principal: Principal, what: string): void {
   if (principal.orgRole !== 'owner') throw Errors.forbidden(`Only an organisation owner may ${what}`);
+}
+
+/**
+ * Adding someone to a workspace hands them (and whatever is made for them there, their default key) to that
+ * workspace: someone whose organisation role is above the caller's is added only by a caller who holds that role.
+ * One's own membership needs nothing more.
+ */
+export function requireMayAddMember(principal: Principal, user: { id: string; role: string }, param: string): void {
+  if (user.id === principal.caller.userId) return;
+  if (user.role === 'owner' && principal.orgRole !== 'owner') throw Errors.forbidden(`Only an organisation owner may add an owner to a workspace (${param})`);
+  if (user.role === 'admin' && !principal.isOrgAdmin)
+    throw Errors.forbidden(`Only an organisation owner or admin may add an organisation admin to a workspace (${param})`);
 }
 
 /** Trimmed, not empty; 400 naming the field otherwise. */

@@ -84,7 +84,7 @@ export function userRoutes(deps: IdentityDeps): AdminRoute[] {
         }),
       exists,
     );
-    const api_keys = await announceAdded(events, org, user.id, granted, 'direct');
+    const api_keys = await announceAdded(events, org, user.id, granted, 'direct', req.caller.userId);
     const shown = await view(user);
     req.audit = { resource: 'user', resourceId: user.id, action: 'create', after: shown };
     return json({ ...shown, api_keys }, 201);

@@ -8,7 +8,7 @@ import { announceAdded, grantMemberships, type Grant, type IssuedKey } from '../
 import { workspaceView } from '../present.ts';
 import { checkSlug, freeSlug, slugFromName } from '../slug.ts';
 import { type WorkspaceDefaults, workspaceMembers, workspaces, WORKSPACE_STATUSES, type WorkspaceStatus } from '../tables.ts';
-import { type IdentityDeps, nonBlank, refuseDuplicates } from './shared.ts';
+import { type IdentityDeps, nonBlank, refuseDuplicates, requireMayAddMember } from './shared.ts';
 
 const Defaults = Type.Object(
   { metadata: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 512 }), { maxProperties: 16 })) },
@@ -106,6 +106,7 @@ export function workspaceRoutes(deps: IdentityDeps): AdminRoute[] {
       const role = parseWorkspaceRole(ref.role ?? 'member', `users[${i}].role`);
       const user = await lookupUser(database, org, ref.id, { fresh: true });
       if (!user) throw Errors.badRequest(`users[${i}].id: no user ${JSON.stringify(ref.id)} in the organisation`, `users[${i}].id`);
+      requireMayAddMember(req.principal, user, `users[${i}].id`);
       members.push({ userId: user.id, role });
     }
     refuseDuplicates(members.map((m) => m.userId), (i) => `users[${i}].id`);
@@ -144,7 +145,7 @@ export function workspaceRoutes(deps: IdentityDeps): AdminRoute[] {
     }
     const api_keys: IssuedKey[] = [];
     for (const m of members)
-      api_keys.push(...(await announceAdded(events, org, m.userId, [{ workspaceId: created.id, role: m.role, added: true }], 'direct')));
+      api_keys.push(...(await announceAdded(events, org, m.userId, [{ workspaceId: created.id, role: m.role, added: true }], 'direct', req.caller.userId)));
     const view = workspaceView(created);
     req.audit = { resource: 'workspace', resourceId: created.id, action: 'create', workspaceId: created.id, after: { ...view, users: members.map((m) => ({ user_id: m.userId, role: m.role })) } };
     return json({ ...view, api_keys }, 201);
