@@ -8,7 +8,7 @@
  * SECRET_REFERENCES_TIMEOUT_MS (deadline of one manager call, default 10000).
  */
 import { optionalService, rebindSealed, secretBoxFromEnv } from '@gateway/admin-kit';
-import { type Database, definePlugin, type HostCheck } from '@gateway/sdk';
+import { type Database, definePlugin, type OutboundGuard } from '@gateway/sdk';
 import { secretReferenceRoutes } from './routes.ts';
 import { DEFAULT_CACHE_TTL_MS, DEFAULT_TIMEOUT_MS, SecretReferenceService } from './service.ts';
 import { secretReferenceMigrations, secretReferences } from './tables.ts';
@@ -30,7 +30,7 @@ export default definePlugin({
     const box = secretBoxFromEnv(api.env);
     // Logins sealed before they were bound to their rows are bound now (admin-kit sealed-rebind.ts).
     await rebindSealed(database, { table: secretReferences, fields: ['auth_config'] }, () => box, api.logger);
-    const hostGuard = optionalService<HostCheck>(api, 'hostGuard');
+    const hostGuard = optionalService<OutboundGuard>(api, 'hostGuard');
     const service = new SecretReferenceService({
       database,
       box,

@@ -4,7 +4,7 @@
  * masked in every answer and audit entry.
  */
 import { json, list, noContent, page, type SecretBox } from '@gateway/admin-kit';
-import { type AdminRequest, type AdminRoute, and, asc, type Database, eq, Errors, type HostCheck } from '@gateway/sdk';
+import { type AdminRequest, type AdminRoute, and, asc, type Database, eq, Errors, type OutboundGuard } from '@gateway/sdk';
 import { type AuthConfig, HINTED_FIELDS, MANAGER_TYPES, MASK, type ManagerType, mergeAuth, withDefaults } from './kinds.ts';
 import type { SecretReferenceService } from './service.ts';
 import { allows, authConfigAt, findReference, openAuth, view } from './store.ts';
@@ -16,7 +16,7 @@ export const SCOPES = ['secret_references.read', 'secret_references.write', 'sec
 export interface RouteDeps {
   database: Database;
   box: SecretBox;
-  hostGuard?: HostCheck;
+  hostGuard?: OutboundGuard;
   service: SecretReferenceService;
 }
 

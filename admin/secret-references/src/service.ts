@@ -5,7 +5,7 @@
  * default 30 s), so a rotated secret is picked up within that time; concurrent misses share one fetch.
  */
 import { type SecretBox, type SecretMapping, type SecretResolver, StoredSnapshot } from '@gateway/admin-kit';
-import { type Database, Errors, GatewayError, type HostCheck, type Json, type Logger, type StateStore } from '@gateway/sdk';
+import { type Database, Errors, GatewayError, type OutboundGuard, type Json, type Logger, type StateStore } from '@gateway/sdk';
 import { TtlCache } from './cache.ts';
 import { type FetchedSecret, ManagerClients } from './clients/index.ts';
 import { ManagerFailure, secretManagerError } from './errors.ts';
@@ -20,7 +20,7 @@ export interface SecretReferenceServiceOptions {
   database: Database;
   box: SecretBox;
   state: StateStore;
-  hostGuard?: HostCheck;
+  hostGuard?: OutboundGuard;
   logger?: Logger;
   cacheTtlMs?: number;
   /** Deadline of one call to a manager. */

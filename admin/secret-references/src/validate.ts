@@ -6,7 +6,7 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { validator } from '@gateway/admin-kit';
-import { type Database, Errors, GatewayError, type HostCheck, inArray, and, eq, or } from '@gateway/sdk';
+import { type Database, Errors, GatewayError, type OutboundGuard, inArray, and, eq, or } from '@gateway/sdk';
 import { workspaces } from '@gateway/admin-identity';
 import { AUTH_SCHEMAS, MANAGER_TYPES, type ManagerType, SECRET_PATH_RULES, URL_FIELDS } from './kinds.ts';
 
@@ -104,7 +104,7 @@ function checkUrl(value: string, param: string): void {
 }
 
 /** The manager URLs pass the host guard (private addresses need TRUSTED_CUSTOM_HOSTS): 400 naming the field. */
-export async function checkHosts(type: ManagerType, auth: Record<string, unknown>, hostGuard: HostCheck | undefined): Promise<void> {
+export async function checkHosts(type: ManagerType, auth: Record<string, unknown>, hostGuard: OutboundGuard | undefined): Promise<void> {
   if (!hostGuard) return;
   for (const field of URL_FIELDS[type]) {
     const value = auth[field];

@@ -12,7 +12,7 @@ import {
 } from '@gateway/sdk';
 import { track, untrack, type Watch } from './deadlines.ts';
 import { forwardedHeaders, passthroughHeaders, relayedResponseHeaders, retryAfterMs } from './headers.ts';
-import type { HostGuard } from './host-guard.ts';
+import type { HostGuard, Route } from './host-guard.ts';
 import { applyParamRules } from './params.ts';
 import { normaliseProviderError } from './provider-errors.ts';
 import { OpenAiSsePassThrough, type StreamProcessor, TranslatingProcessor } from './streams/processors.ts';
@@ -142,10 +142,14 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
   };
 
   let prepared: ReturnType<typeof prepare>;
+  let route: Route | undefined;
   try {
     // Awaited only when there is something to wait for: a host not judged yet, an asynchronous authorization.
-    const hostCheck = target.custom_host ? opts.hostGuard.check(target.custom_host) : undefined;
-    if (hostCheck) await hostCheck;
+    // A custom host is judged before anything is prepared; the call then connects to the address judged.
+    if (target.custom_host) {
+      const found = opts.hostGuard.route(target.custom_host);
+      route = found instanceof Promise ? await found : found;
+    }
     prepared = prepare(req, attempt, ctx);
     const authorized = attempt.provider.authorize(prepared.call, target);
     prepared.call = authorized instanceof Promise ? await authorized : authorized;
@@ -171,7 +175,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
   const started = performance.now();
   let upstream: Response;
   try {
-    upstream = await fetch(call.url, {
+    const init = {
       method: call.method,
       headers: call.headers,
       body: call.body ?? undefined,
@@ -179,8 +183,14 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
       redirect: 'manual',
       // Passthrough answers go back byte for byte, content-encoding included.
       decompress: translator !== undefined,
-    } as RequestInit);
+    } as RequestInit;
+    upstream = await (route ? opts.hostGuard.fetch(call.url, init, route) : fetch(call.url, init));
   } catch (error) {
+    if (error instanceof GatewayError && !req.signal.aborted) {
+      // Refused by the guard (a URL whose origin is not the custom host's): no connection was made.
+      guard.release();
+      return { response: error.toResponse(), status: error.status, providerId, error, settled: settledNow(undefined, error) };
+    }
     return unreachable(error);
   }
   upstreamLatencyMs = performance.now() - started;

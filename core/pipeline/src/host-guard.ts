@@ -1,11 +1,28 @@
 import { isIP } from 'node:net';
-import { Errors } from '@gateway/sdk';
+import { Errors, type GatewayError, type OutboundGuard, type OutboundInit } from '@gateway/sdk';
 
 /**
- * Refuses custom hosts that point at private, loopback, link-local or metadata addresses (SSRF), unless the host is
- * trusted. The check runs before any connection is made: literal addresses directly, names after a DNS lookup.
+ * The outbound-URL guard (SSRF): a URL from a user, an admin or a config may not reach a private, loopback,
+ * link-local or metadata address unless its host is trusted (TRUSTED_CUSTOM_HOSTS).
+ *
+ * The address checked is the address connected to. A name is resolved once, every address it resolves to is
+ * checked, and the request goes to the first of them: the URL's host becomes that IP, the `Host` header keeps the
+ * name, and for https the TLS `serverName` keeps it too (SNI and certificate verification are on the name; Bun's
+ * connection pool is keyed by it as well). No second DNS lookup happens between the check and the connection, so an
+ * answer that changes (DNS rebinding) can only ever be connected to after it was checked.
+ *
+ * Resolved addresses are kept for `ttlMs` per origin; a request within that time connects to the kept, checked
+ * address. Trusted hosts and literal addresses need no lookup and are connected to as written.
  */
 export type Resolver = (hostname: string) => Promise<string[]>;
+/** What makes the connection: `fetch` by default (looked up at call time, so a test's spy sees it). */
+export type Connector = (url: string, init: OutboundInit) => Promise<Response>;
+
+export interface HostGuardOptions {
+  /** How long resolved addresses (and refusals) are kept per origin. */
+  ttlMs?: number;
+  connect?: Connector;
+}
 
 const defaultResolver: Resolver = async (hostname) =>
   (await Bun.dns.lookup(hostname, {})).map((entry) => entry.address);
@@ -92,69 +109,180 @@ export function isPrivateAddress(ip: string): boolean {
 
 const METADATA_NAMES = new Set(['metadata.google.internal', 'metadata', 'instance-data', 'metadata.azure.internal']);
 
-export class HostGuard {
-  private readonly trusted: Set<string>;
-  private readonly verdicts = new Map<string, { ok: boolean; unresolvable: boolean; until: number }>();
+/**
+ * How to reach one origin, decided once: `prefix` is the URL's text up to the end of its authority
+ * (`https://user@name:8443`); `origin` replaces it when the connection must go to a resolved address.
+ */
+export interface Route {
+  readonly prefix: string;
+  /** The checked address's origin (`https://203.0.113.5:8443`); undefined: connect as written (trusted or literal). */
+  readonly origin?: string;
+  /** `Host` header: the URL's own host (name and port). */
+  readonly host?: string;
+  /** TLS server name (https only): SNI and certificate verification stay on the URL's name. */
+  readonly serverName?: string;
+}
 
-  constructor(
-    trusted: Iterable<string>,
-    private readonly resolve: Resolver = defaultResolver,
-    private readonly ttlMs = 30_000,
-  ) {
-    this.trusted = new Set([...trusted].map((h) => h.trim().toLowerCase()).filter(Boolean));
+type Cached = { route: Route; error?: undefined; until: number } | { route?: undefined; error: GatewayError; until: number };
+
+const MAX_CACHED = 10_000;
+
+/**
+ * The text of an absolute http(s) URL up to the end of its authority, found without parsing the URL: the WHATWG
+ * parser ends an http(s) authority at the first `/`, `\`, `?` or `#`, and so does this. Undefined for anything else
+ * (another scheme, another spelling: those go through the URL parser first).
+ */
+function prefixOf(url: string): string | undefined {
+  let from: number;
+  if (url.startsWith('https://')) from = 8;
+  else if (url.startsWith('http://')) from = 7;
+  else return undefined;
+  let i = from;
+  for (; i < url.length; i++) {
+    const c = url.charCodeAt(i);
+    if (c === 47 /* / */ || c === 92 /* \ */ || c === 63 /* ? */ || c === 35 /* # */) break;
   }
+  return url.slice(0, i);
+}
 
-  /** Custom-host strings already judged allowed, so the common case costs one Map lookup and no URL parsing. */
-  private readonly allowedUrls = new Map<string, number>();
+/** True when `url`'s authority ends where `prefix` ends: `prefix` is then exactly what prefixOf(url) would return. */
+function isUnder(url: string, prefix: string): boolean {
+  if (!url.startsWith(prefix)) return false;
+  if (url.length === prefix.length) return true;
+  const c = url.charCodeAt(prefix.length);
+  return c === 47 || c === 92 || c === 63 || c === 35;
+}
+
+function invalid(url: string): GatewayError {
+  return Errors.badRequest(`custom host is not a valid http or https URL: ${url.slice(0, 200)}`, 'custom_host');
+}
+
+/** The URL as the WHATWG parser reads it (so that every spelling of a host is judged as fetch would read it). */
+function canonical(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw invalid(url);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw Errors.badRequest('custom host must be an http or https URL', 'custom_host');
+  return parsed.href;
+}
+
+export class HostGuard implements OutboundGuard {
+  private readonly trusted: Set<string>;
+  private readonly ttlMs: number;
+  private readonly connect: Connector;
+  private readonly routes = new Map<string, Cached>();
+  private readonly pending = new Map<string, Promise<Cached>>();
+
+  constructor(trusted: Iterable<string>, private readonly resolve: Resolver = defaultResolver, options: HostGuardOptions = {}) {
+    this.trusted = new Set([...trusted].map((h) => h.trim().toLowerCase()).filter(Boolean));
+    this.ttlMs = options.ttlMs ?? 30_000;
+    this.connect = options.connect ?? ((url, init) => fetch(url, init));
+  }
 
   /**
-   * Rejects when the URL's host may not be used as a custom host. Cached per host for `ttlMs`; a URL already judged
-   * allowed returns undefined at once, without a promise.
+   * The checked route to `url`'s origin: the route itself when it is known (one Map lookup, no URL parsing), else a
+   * promise of it. Refusals come back as a rejected promise (a 400 `forbidden_custom_host`, or `invalid_request` for
+   * a URL that is not http(s)), before any connection.
    */
-  check(url: string): Promise<void> | undefined {
-    const until = this.allowedUrls.get(url);
-    if (until !== undefined && until > Date.now()) return undefined;
-    return this.judge(url).then(() => {
-      if (this.allowedUrls.size > 10_000) this.allowedUrls.clear();
-      this.allowedUrls.set(url, Date.now() + this.ttlMs);
-    });
+  route(url: string): Route | Promise<Route> {
+    let prefix = prefixOf(url);
+    if (prefix === undefined) {
+      try {
+        prefix = prefixOf(canonical(url)) as string;
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    const cached = this.routes.get(prefix);
+    if (cached !== undefined && cached.until > Date.now()) return cached.route ?? Promise.reject(cached.error);
+    let pending = this.pending.get(prefix);
+    if (!pending) {
+      const key = prefix;
+      pending = this.decide(key).finally(() => this.pending.delete(key));
+      this.pending.set(key, pending);
+    }
+    return pending.then((decided) => decided.route ?? Promise.reject(decided.error));
   }
 
-  private async judge(url: string): Promise<void> {
+  check(url: string): Promise<void> | undefined {
+    const route = this.route(url);
+    return route instanceof Promise ? route.then(() => undefined) : undefined;
+  }
+
+  /**
+   * fetch() to a checked address. `route`, when given, is one this guard returned for the same origin (the pipeline
+   * decides it before preparing the call); otherwise the URL's own route is used.
+   */
+  fetch(input: string | URL, init: OutboundInit = {}, route?: Route): Promise<Response> {
+    let url = typeof input === 'string' ? input : input.href;
+    if (route !== undefined && isUnder(url, route.prefix)) return this.send(url, route, init);
+    if (prefixOf(url) === undefined) {
+      try {
+        url = canonical(url);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    const found = this.route(url);
+    return found instanceof Promise ? found.then((r) => this.send(url, r, init)) : this.send(url, found, init);
+  }
+
+  private send(url: string, route: Route, init: OutboundInit): Promise<Response> {
+    // A redirect would lead to a URL nobody checked: never followed here (a caller that follows one asks again).
+    const out: OutboundInit = init.redirect === 'manual' || init.redirect === 'error' ? init : { ...init, redirect: 'manual' };
+    if (route.origin === undefined) return this.connect(url, out);
+    const headers = new Headers(init.headers);
+    headers.set('host', route.host as string);
+    const pinned: OutboundInit = { ...out, headers };
+    if (route.serverName !== undefined) pinned.tls = { ...init.tls, serverName: route.serverName };
+    return this.connect(route.origin + url.slice(route.prefix.length), pinned);
+  }
+
+  /** Judges one origin: trusted, literal, or resolved and every address checked. */
+  private async decide(prefix: string): Promise<Cached> {
+    const now = Date.now();
+    const keep = (cached: Cached): Cached => {
+      if (this.routes.size >= MAX_CACHED) this.routes.clear();
+      this.routes.set(prefix, cached);
+      return cached;
+    };
     let parsed: URL;
     try {
-      parsed = new URL(url);
+      parsed = new URL(prefix);
     } catch {
-      throw Errors.badRequest(`custom host is not a valid URL: ${url}`, 'custom_host');
+      // e.g. `http:///name`: the parser skips the extra slashes, this guard does not guess.
+      return { error: invalid(prefix), until: now };
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-      throw Errors.badRequest('custom host must be an http or https URL', 'custom_host');
     const host = parsed.hostname.toLowerCase().replace(/^\[|\]$/g, '');
-    if (this.trusted.has(host) || this.trusted.has(parsed.host.toLowerCase())) return;
-    const now = Date.now();
-    const cached = this.verdicts.get(host);
-    if (cached && cached.until > now) {
-      if (!cached.ok) throw Errors.forbiddenHost(host, cached.unresolvable);
-      return;
+    const refuse = (unresolvable: boolean) => keep({ error: Errors.forbiddenHost(host, unresolvable), until: now + this.ttlMs });
+    // Trust and literals do not depend on DNS: kept until the cache is cleared.
+    if (this.trusted.has(host) || this.trusted.has(parsed.host.toLowerCase())) return keep({ route: { prefix }, until: Number.POSITIVE_INFINITY });
+    if (METADATA_NAMES.has(host) || host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal')) return refuse(false);
+    if (isIP(host)) {
+      if (isPrivateAddress(host)) return refuse(false);
+      return keep({ route: { prefix }, until: Number.POSITIVE_INFINITY });
     }
-    const verdict = await this.judgeHost(host);
-    if (this.verdicts.size > 10_000) this.verdicts.clear();
-    this.verdicts.set(host, { ...verdict, until: now + this.ttlMs });
-    if (!verdict.ok) throw Errors.forbiddenHost(host, verdict.unresolvable);
-  }
-
-  private async judgeHost(host: string): Promise<{ ok: boolean; unresolvable: boolean }> {
-    if (METADATA_NAMES.has(host) || host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal'))
-      return { ok: false, unresolvable: false };
-    if (isIP(host)) return { ok: !isPrivateAddress(host), unresolvable: false };
     let addresses: string[];
     try {
       addresses = await this.resolve(host);
     } catch {
       // An unresolvable name cannot be checked; refusing it is the safe answer.
-      return { ok: false, unresolvable: true };
+      return refuse(true);
     }
-    if (addresses.length === 0) return { ok: false, unresolvable: true };
-    return { ok: !addresses.some(isPrivateAddress), unresolvable: false };
+    if (addresses.length === 0) return refuse(true);
+    if (addresses.some((a) => !isIP(a) || isPrivateAddress(a))) return refuse(false);
+    const address = addresses[0] as string;
+    const literal = isIP(address) === 6 ? `[${address}]` : address;
+    const userinfo = parsed.username || parsed.password ? `${parsed.username}${parsed.password ? `:${parsed.password}` : ''}@` : '';
+    const route: Route = {
+      prefix,
+      origin: `${parsed.protocol}//${userinfo}${literal}${parsed.port ? `:${parsed.port}` : ''}`,
+      host: parsed.host,
+      ...(parsed.protocol === 'https:' ? { serverName: parsed.hostname } : {}),
+    };
+    return keep({ route, until: now + this.ttlMs });
   }
 }

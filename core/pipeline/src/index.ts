@@ -1,7 +1,7 @@
 export { runPipeline, rejectRequest, type PipelineDeps, type PipelineStages } from './runner.ts';
 export { route, type EngineDeps, type ResolvedTarget, type RoutedResult } from './engine.ts';
 export { callProvider, ClientGoneError, type CallOptions } from './call.ts';
-export { HostGuard, isPrivateAddress } from './host-guard.ts';
+export { HostGuard, isPrivateAddress, type Connector, type HostGuardOptions, type Resolver, type Route } from './host-guard.ts';
 export { applyParamRules } from './params.ts';
 export { inherit, effectiveTargets } from './inherit.ts';
 export { registerDecoder, createDecoder, type FrameDecoder } from './streams/decoders.ts';

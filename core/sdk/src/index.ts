@@ -9,3 +9,4 @@ export * from './embeddings.ts';
 export * from './answer.ts';
 export * from './admin.ts';
 export * from './gateway-scopes.ts';
+export * from './outbound.ts';

@@ -35,11 +35,3 @@ export interface StateStore {
   subscribe(channel: string, listener: (message: string) => void): () => void;
   close(): Promise<void>;
 }
-
-/**
- * The private-address guard (service `hostGuard`): rejects with a 400 when a URL's host is, or resolves to, a private,
- * loopback, link-local or metadata address that is not trusted. Undefined when the URL was already judged allowed.
- */
-export interface HostCheck {
-  check(url: string): Promise<void> | undefined;
-}

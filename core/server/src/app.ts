@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { type SavedConfigResolver, type SavedGuardrailResolver, setCheckLookup, setSavedConfigResolver, setSavedGuardrailResolver } from '@gateway/config';
 import { createDatabase } from '@gateway/db';
 import { loadPlugins, type LoadResult } from '@gateway/loader';
-import { HostGuard, type PipelineDeps } from '@gateway/pipeline';
+import { HostGuard, type PipelineDeps, type Resolver } from '@gateway/pipeline';
 import { type AdminAuthorizer, type AuditSink, type EndpointKind, Errors, GatewayError, type Logger, type StateStore } from '@gateway/sdk';
 import { type AdminDeps, adminHandler } from './admin-routes.ts';
 import { createStateStore } from '@gateway/state';
@@ -22,6 +22,8 @@ export interface GatewayOptions {
   /** Project roots whose plugins are loaded; default: this checkout. */
   roots?: string[];
   logger?: Logger;
+  /** How outbound hosts are resolved before they are checked (tests: a stub, so no DNS query leaves). */
+  resolve?: Resolver;
 }
 
 export interface Gateway {
@@ -64,7 +66,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   const logger = opts.logger ?? createLogger(settings.logLevel);
   const state = createStateStore(settings.redisUrl);
   const database = await createDatabase(settings.databaseUrl, { reader: settings.reader, hadr: settings.hadrMode, logger });
-  const hostGuard = new HostGuard(settings.trustedCustomHosts);
+  const hostGuard = new HostGuard(settings.trustedCustomHosts, opts.resolve);
   const plugins = await loadPlugins({
     roots: opts.roots ?? [PROJECT_ROOT],
     coreVersion: CORE_VERSION,
@@ -72,8 +74,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     env,
     logger,
     state,
-    // hostGuard: plugins that call URLs taken from configs (webhooks, guardrail services) check them with the
-    // same private-address guard as custom hosts.
+    // hostGuard: plugins that call URLs taken from configs (webhooks, guardrail services, token endpoints, secret
+    // managers) fetch them through the same guard as custom hosts (sdk OutboundGuard).
     services: { database, settings, hostGuard },
   });
   const { registry } = plugins;

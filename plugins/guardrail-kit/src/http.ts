@@ -1,4 +1,4 @@
-import type { HostCheck, PluginApi } from '@gateway/sdk';
+import { GatewayError, OUTBOUND_GUARD_SERVICE, type OutboundGuard, optionalService, type PluginApi } from '@gateway/sdk';
 /**
  * One JSON POST to a guardrail service, with everything that can go wrong turned into a value: the checks return a
  * failed verdict with that value in `data.error` and never throw (see README.md, "Failures").
@@ -73,38 +73,41 @@ async function readCapped(response: Response, max: number, signal: AbortSignal):
   return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
-/** A short description of an error answer: the service's own message when it sent one, else the start of the body. */
+/**
+ * What an error answer says, for the client: the service's own message when it sent one as JSON (`error.message`,
+ * `error`, `message`: "invalid subscription key", "policy not found"), cut to 200 characters. Never the raw body: an
+ * answer that is not such a message is reported by its status only (docs/security.md, Outbound URLs).
+ */
 function describeErrorBody(text: string): string {
   try {
     const json = JSON.parse(text) as { error?: unknown; message?: unknown };
     const error = json.error as { message?: unknown } | string | undefined;
     const message = typeof error === 'string' ? error : typeof error?.message === 'string' ? error.message : json.message;
-    if (typeof message === 'string') return message.slice(0, 200);
+    if (typeof message === 'string') return message.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, 200);
   } catch {
-    // not JSON: fall through to the raw text
+    // not JSON: nothing is echoed
   }
-  return text.trim().slice(0, 200);
+  return '';
 }
 
-/**
- * POSTs `body` as JSON and parses the JSON answer. A timeout (`AbortSignal.timeout`), a client that went away, a
- * refused connection, a non-2xx status (redirects are not followed: a 3xx is a non-2xx), an answer over the size cap
- * or one that is not JSON all come back as `{ ok: false, error }`, never as a throw.
- */
-let hostGuard: HostCheck | undefined;
+let hostGuard: OutboundGuard | undefined;
 
 /**
- * Guards every service call of this process with the gateway's `hostGuard` service, when the gateway provides one
- * (each guardrail plugin calls this in its setup).
+ * Sends every service call of this process through the gateway's outbound guard (service `hostGuard`: the host is
+ * resolved once, every address checked, the connection made to the checked one), when the gateway provides it (each
+ * guardrail plugin calls this in its setup). Without one (a bare test harness): http/https only.
  */
 export function guardHostsWith(api: Pick<PluginApi, 'service'>): void {
-  try {
-    hostGuard = api.service<HostCheck>('hostGuard');
-  } catch {
-    hostGuard = undefined; // no guard provided (a bare test harness): http/https only
-  }
+  const service = optionalService<OutboundGuard>(api, OUTBOUND_GUARD_SERVICE);
+  hostGuard = typeof service?.fetch === 'function' ? service : undefined;
 }
 
+/**
+ * POSTs `body` as JSON and parses the JSON answer. A refused host (before any connection), a timeout
+ * (`AbortSignal.timeout`), a client that went away, a refused connection, a non-2xx status (redirects are not
+ * followed: a 3xx is a non-2xx), an answer over the size cap or one that is not JSON all come back as
+ * `{ ok: false, error }`, never as a throw.
+ */
 export async function postJson(options: CallOptions): Promise<CallResult> {
   const { service, url, timeoutMs, secrets = [] } = options;
   const timeout = AbortSignal.timeout(timeoutMs);
@@ -113,15 +116,11 @@ export async function postJson(options: CallOptions): Promise<CallResult> {
     ok: false,
     error: { kind, message: redact(message, secrets), ...(status === undefined ? {} : { status }) },
   });
-  // The gateway's private-address guard, before any connection: a URL from a config may not reach internal hosts.
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return fail('refused', `${service} URL must be http or https`);
   try {
-    const pending = hostGuard?.check(url.href);
-    if (pending) await pending;
-  } catch {
-    return fail('refused', `${service} at ${url.host} is a private or metadata address that is not trusted`);
-  }
-  try {
-    const response = await fetch(url, {
+    // The gateway's guard: a URL from a config may not reach internal hosts, and connects to the address it checked.
+    const send = hostGuard ? (u: string, init: RequestInit) => (hostGuard as OutboundGuard).fetch(u, init) : fetch;
+    const response = await send(url.href, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', ...options.headers },
       body: JSON.stringify(options.body),
@@ -140,6 +139,8 @@ export async function postJson(options: CallOptions): Promise<CallResult> {
       return fail('unreadable', `${service} at ${url.host} sent an answer that is not JSON`);
     }
   } catch (error) {
+    if (error instanceof GatewayError && error.status === 400)
+      return fail('refused', `${service} at ${url.host} is a private or metadata address that is not trusted`);
     if (timeout.aborted) return fail('timeout', `${service} at ${url.host} did not answer within ${timeoutMs} ms`);
     if (options.signal?.aborted) return fail('aborted', `the client went away before ${service} answered`);
     const code = (error as { code?: unknown }).code;

@@ -1,16 +1,16 @@
 /**
  * Outbound HTTP for the checks that call out (webhook, log, jwt's JWKS, inlineImageUrls).
  *
- * The gateway's host-guard expectations, as far as a plugin can honour them through the contract:
- * - only `http:` and `https:` URLs are ever fetched (parameters are validated for it, and every redirect hop is
- *   checked again);
- * - when a `hostGuard` service is provided (an object with `check(url)`, like the core's HostGuard for custom hosts),
- *   every URL and every redirect hop is passed to it before a connection is made; without one, only the scheme rule
- *   applies (see README "Contract gaps");
+ * - In the gateway, `fetch` is the core's outbound guard (service `hostGuard`, sdk `OutboundGuard`): every URL and
+ *   every redirect hop is resolved once, each address checked against private, loopback, link-local and metadata
+ *   ranges (TRUSTED_CUSTOM_HOSTS excepted), and the connection goes to the checked address. A refusal is a
+ *   `forbidden` error, before any connection.
+ * - Only `http:` and `https:` URLs are ever fetched (parameters are validated for it, and every redirect hop is
+ *   checked again); `guardUrl`, when given, is asked first (tests, harnesses without the gateway).
  * - POSTs (webhook, log) never follow redirects: a 3xx is a non-2xx answer. GETs (images) follow at most 5.
  * - answers are read with a size cap, and every call has a timeout and follows the client's abort signal.
  */
-import type { GuardrailCheckContext, Json, JsonObject } from '@gateway/sdk';
+import { GatewayError, type GuardrailCheckContext, type Json, type JsonObject } from '@gateway/sdk';
 import { Type } from '@sinclair/typebox';
 import type { CheckError } from './check.ts';
 import { requestText, responseText } from './text.ts';
@@ -19,7 +19,8 @@ import { requestText, responseText } from './text.ts';
 export type UrlGuard = (url: string) => Promise<void> | void | undefined;
 
 export interface HttpDeps {
-  fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+  /** The gateway's guarded fetch (OutboundGuard.fetch) in the gateway; tests pass their own. */
+  fetch: (url: string, init?: RequestInit) => Promise<Response>;
   guardUrl?: UrlGuard;
 }
 
@@ -112,6 +113,8 @@ export function deadline(timeoutMs: number, parent?: AbortSignal): AbortSignal {
 
 function describeFailure(error: unknown, signal: AbortSignal, timeoutMs: number, what: string): OutboundError {
   if (error instanceof OutboundError) return error;
+  // The outbound guard refused the host (or the URL) before connecting.
+  if (error instanceof GatewayError && error.status === 400) return new OutboundError(`refusing to fetch ${what}: ${error.message}`, 'forbidden');
   if (signal.aborted) {
     const reason = signal.reason as Error | undefined;
     if (reason?.name === 'TimeoutError') return new OutboundError(`${what} timed out after ${timeoutMs} ms`, 'timeout');

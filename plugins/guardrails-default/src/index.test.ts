@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { GuardrailCheck, GuardrailCheckContext, JsonObject, PluginApi } from '@gateway/sdk';
+import { Errors, type GuardrailCheck, type GuardrailCheckContext, type JsonObject, type PluginApi } from '@gateway/sdk';
 import plugin, { createDefaultChecks } from './index.ts';
 import { answer, deepFreeze, input, output, testRequest } from './testing.ts';
 
@@ -52,9 +52,16 @@ describe('the plugin', () => {
     expect(manifest.gateway).toEqual({ kind: 'guardrail', api: 1, entry: './src/index.ts' });
   });
 
-  test('outbound calls go through a hostGuard service when one is provided', async () => {
+  test('outbound calls go through the hostGuard service (its fetch) when one is provided', async () => {
     const checked: string[] = [];
-    const { api, registered } = fakeApi({ hostGuard: { check: (url: string) => (checked.push(url), url.includes('blocked') ? Promise.reject(new Error('private')) : undefined) } });
+    const hostGuard = {
+      check: () => undefined,
+      fetch: (url: string, init?: RequestInit) => {
+        checked.push(url);
+        return url.includes('blocked') ? Promise.reject(Errors.forbiddenHost('127.0.0.1')) : fetch(url, init);
+      },
+    };
+    const { api, registered } = fakeApi({ hostGuard });
     await plugin.setup(api);
     const webhook = registered.find((c) => c.id === 'default.webhook')!;
     expect((await webhook.run(input('x'), { webhookURL: `${base}/ok` })).verdict).toBe(true);

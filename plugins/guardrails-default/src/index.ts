@@ -6,10 +6,11 @@
  * a new body). Policy (deny, async, feedback) is the hook entry's business. What text a check judges is described in
  * text.ts; outbound calls (webhook, log, jwt, inlineImageUrls) follow http.ts.
  *
- * Setup: when some plugin provides a `hostGuard` service (an object with `check(url)`, like the core's HostGuard),
- * the checks that call out pass every URL to it first. Without one they still refuse anything but http/https.
+ * Setup: in the gateway, the checks that call out fetch through the core's outbound guard (service `hostGuard`, sdk
+ * `OutboundGuard`): resolved once, every address checked, connected to the checked address. Without one (a bare
+ * harness) they still refuse anything but http/https.
  */
-import { type PluginApi, definePlugin } from '@gateway/sdk';
+import { definePlugin, OUTBOUND_GUARD_SERVICE, type OutboundGuard, optionalService, type PluginApi } from '@gateway/sdk';
 import { type DefinedCheck, aliasCheck } from './check.ts';
 import { addPrefix } from './checks/addPrefix.ts';
 import { allLowercase } from './checks/allLowercase.ts';
@@ -84,26 +85,17 @@ export function createDefaultChecks(options: DefaultChecksOptions = {}): Defined
   ];
 }
 
-interface HostGuardService {
-  check(url: string): Promise<void> | undefined;
-}
-
-/** The `hostGuard` service when some plugin provides one (PluginApi.service throws when none does). */
-function hostGuard(api: PluginApi): UrlGuard | undefined {
-  let service: HostGuardService | undefined;
-  try {
-    service = api.service<HostGuardService>('hostGuard');
-  } catch {
-    return undefined;
-  }
-  return typeof service?.check === 'function' ? (url) => service.check(url) : undefined;
+/** The core's outbound guard, when the gateway provides one. */
+function outboundGuard(api: PluginApi): OutboundGuard | undefined {
+  const service = optionalService<OutboundGuard>(api, OUTBOUND_GUARD_SERVICE);
+  return typeof service?.fetch === 'function' ? service : undefined;
 }
 
 export default definePlugin({
   setup(api) {
-    const guardUrl = hostGuard(api);
-    if (!guardUrl)
+    const guard = outboundGuard(api);
+    if (!guard)
       api.logger.debug('no hostGuard service: outbound guardrail calls are limited to http/https but not checked for private addresses');
-    for (const check of createDefaultChecks({ guardUrl })) api.guardrail(check);
+    for (const check of createDefaultChecks(guard ? { fetch: (url, init) => guard.fetch(url, init) } : {})) api.guardrail(check);
   },
 });

@@ -5,11 +5,14 @@
  * as `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer&assertion=<jwt>`.
  *
  * Tokens are cached per service account (its private key included, so a different key never receives another's
- * token) until shortly before they expire; concurrent requests share one exchange. The token_uri comes from the JSON
- * (tests point it at a local server); it must be https, or http on a loopback address.
+ * token) until shortly before they expire; concurrent requests share one exchange. The token_uri comes from the JSON,
+ * so whoever writes the config chooses it: it must be https (or http on a loopback address), and it is fetched through
+ * the gateway's outbound guard (private, loopback and metadata addresses only when TRUSTED_CUSTOM_HOSTS names them;
+ * the connection goes to the address checked). A refused token_uri is a 400 before any connection. What the endpoint
+ * answers reaches the client only as the OAuth error code and a short description.
  */
 import { createHash } from 'node:crypto';
-import { Errors, GatewayError } from '@gateway/sdk';
+import { Errors, GatewayError, type OutboundGuard } from '@gateway/sdk';
 import { importPKCS8, SignJWT } from 'jose';
 
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
@@ -110,19 +113,33 @@ interface Token {
 const tokens = new Map<string, Token>();
 const inFlight = new Map<string, Promise<Token>>();
 
-async function exchange(sa: ServiceAccount, scope: string): Promise<Token> {
+/** An OAuth `error` code as sent (`invalid_grant`), or null when it is not one. */
+function oauthCode(value: unknown): string | null {
+  return typeof value === 'string' && /^[\w.-]{1,64}$/.test(value) ? value : null;
+}
+
+/** An OAuth `error_description`, one line, cut short: enough to diagnose, never a whole body. */
+function oauthDescription(value: unknown): string | undefined {
+  return typeof value === 'string' ? value.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, 200) || undefined : undefined;
+}
+
+async function exchange(sa: ServiceAccount, scope: string, outbound: OutboundGuard | undefined): Promise<Token> {
   const started = Date.now();
   const assertion = await signAssertion(sa, Math.floor(started / 1000), scope);
   let response: Response;
   try {
-    response = await fetch(sa.token_uri, {
+    const init: RequestInit = {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion }).toString(),
       redirect: 'manual',
       signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS),
-    });
+    };
+    response = await (outbound ? outbound.fetch(sa.token_uri, init) : fetch(sa.token_uri, init));
   } catch (error) {
+    if (error instanceof GatewayError)
+      // Refused by the outbound guard, before any connection.
+      throw new GatewayError({ code: error.code, type: error.type, status: 400, message: `svcC_service_account_json token_uri: ${error.message}`, param: 'svcC_service_account_json' });
     throw Errors.upstreamUnreachable('vertex-ai', `the OAuth token endpoint: ${error instanceof Error ? error.message : String(error)}`);
   }
   const text = await response.text().catch(() => '');
@@ -134,8 +151,8 @@ async function exchange(sa: ServiceAccount, scope: string): Promise<Token> {
   }
   const body = isObject(json) ? json : {};
   if (!response.ok) {
-    const code = typeof body.error === 'string' ? body.error : null;
-    const description = typeof body.error_description === 'string' ? body.error_description : undefined;
+    const code = oauthCode(body.error);
+    const description = oauthDescription(body.error_description);
     const detail = [code, description].filter(Boolean).join(': ') || `status ${response.status}`;
     if (response.status === 429) throw Errors.provider('vertex-ai', 429, `OAuth token endpoint: ${detail}`, 'rate_limit_error', code);
     if (response.status >= 500) throw Errors.upstreamUnreachable('vertex-ai', `the OAuth token endpoint answered ${response.status}`);
@@ -147,14 +164,17 @@ async function exchange(sa: ServiceAccount, scope: string): Promise<Token> {
   return { accessToken: body.access_token, renewAt: started + lifetimeMs - Math.min(REFRESH_MARGIN_MS, lifetimeMs / 10) };
 }
 
-/** An access token for the service account: cached, renewed shortly before expiry, one exchange at a time. */
-export async function accessToken(sa: ServiceAccount, scope = CLOUD_PLATFORM_SCOPE): Promise<string> {
+/**
+ * An access token for the service account: cached, renewed shortly before expiry, one exchange at a time. `outbound`
+ * is the gateway's guard, through which the token_uri is fetched (a bare harness passes none: a plain fetch).
+ */
+export async function accessToken(sa: ServiceAccount, scope = CLOUD_PLATFORM_SCOPE, outbound?: OutboundGuard): Promise<string> {
   const id = fingerprintOf(sa, scope);
   const cached = tokens.get(id);
   if (cached && Date.now() < cached.renewAt) return cached.accessToken;
   let pending = inFlight.get(id);
   if (!pending) {
-    pending = exchange(sa, scope)
+    pending = exchange(sa, scope, outbound)
       .then((token) => {
         tokens.delete(id);
         if (tokens.size >= MAX_CACHED) tokens.delete(tokens.keys().next().value as string);

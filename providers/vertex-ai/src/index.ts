@@ -14,7 +14,7 @@
 import { anthropicErrorInfo, anthropicEventToChunks, fromAnthropicResponse, toAnthropicRequest } from '@gateway/provider-anthropic';
 import { targetKey } from '@gateway/provider-openai-compatible';
 import { fromGeminiResponse, geminiError, geminiStreamChunks, toGeminiRequest } from '@gateway/provider-google';
-import { definePlugin, Errors, type EndpointTranslator, type ProviderAdapter, type ProviderCall, type TargetConfig } from '@gateway/sdk';
+import { definePlugin, Errors, type EndpointTranslator, OUTBOUND_GUARD_SERVICE, type OutboundGuard, optionalService, type ProviderAdapter, type ProviderCall, type TargetConfig } from '@gateway/sdk';
 import { accessToken, parseServiceAccount } from './auth.ts';
 import { fromVertexEmbedResponse, toVertexEmbedRequest } from './embed.ts';
 import { methodPath, publisherOf, regionOf, resolveModel } from './models.ts';
@@ -92,9 +92,11 @@ const listModels: EndpointTranslator = {
   },
 };
 
-export async function authorizeVertex(call: ProviderCall, target: TargetConfig): Promise<ProviderCall> {
+/** `outbound`: the gateway's guard, through which a service account's token_uri is fetched. */
+export async function authorizeVertex(call: ProviderCall, target: TargetConfig, outbound?: OutboundGuard): Promise<ProviderCall> {
   let token: string | undefined;
-  if (target.svcC_service_account_json !== undefined) token = await accessToken(parseServiceAccount(target.svcC_service_account_json));
+  if (target.svcC_service_account_json !== undefined)
+    token = await accessToken(parseServiceAccount(target.svcC_service_account_json), undefined, outbound);
   else token = targetKey(target);
   if (!token) return call;
   return { ...call, headers: { ...call.headers, authorization: `Bearer ${token}` } };
@@ -109,4 +111,10 @@ export const vertexAi: ProviderAdapter = {
   error: (json, status) => (isObject(json) && json.type === 'error' ? anthropicErrorInfo(json, status) : (geminiError(json) ?? anthropicErrorInfo(json, status))),
 };
 
-export default definePlugin({ setup: (api) => api.provider(vertexAi) });
+export default definePlugin({
+  setup(api) {
+    // A token_uri comes from the config's service-account JSON: it is fetched through the gateway's outbound guard.
+    const outbound = optionalService<OutboundGuard>(api, OUTBOUND_GUARD_SERVICE);
+    api.provider(outbound ? { ...vertexAi, authorize: (call, target) => authorizeVertex(call, target, outbound) } : vertexAi);
+  },
+});

@@ -1,32 +1,28 @@
 /**
- * The one way clients reach a manager: the URL passes the host guard first (it came from an admin), redirects are
- * not followed (they would skip the guard), and every call has a deadline.
+ * The one way clients reach a manager: through the gateway's outbound guard (the URL came from an admin: its host is
+ * resolved once, every address checked, and the connection goes to the checked address), redirects not followed
+ * (they would lead to a URL nobody checked), and every call with a deadline.
  */
-import { GatewayError, type HostCheck, type JsonObject } from '@gateway/sdk';
+import { GatewayError, type JsonObject, type OutboundGuard } from '@gateway/sdk';
 import { ManagerFailure } from '../errors.ts';
 
 export interface ClientContext {
-  hostGuard?: HostCheck;
+  /** The gateway's guard; absent only in a bare harness (then: a plain fetch). */
+  hostGuard?: OutboundGuard;
   timeoutMs: number;
 }
 
-export async function guard(url: string, ctx: ClientContext): Promise<void> {
-  const pending = ctx.hostGuard?.check(url);
-  if (!pending) return;
-  try {
-    await pending;
-  } catch (error) {
-    const reason = error instanceof GatewayError ? error.message : 'the URL is not allowed';
-    throw new ManagerFailure(`the manager URL is refused: ${reason}`);
-  }
+function refused(error: GatewayError): ManagerFailure {
+  return new ManagerFailure(`the manager URL is refused: ${error.message}`);
 }
 
 export async function send(manager: string, url: string, init: RequestInit, ctx: ClientContext): Promise<Response> {
-  await guard(url, ctx);
   let response: Response;
   try {
-    response = await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(ctx.timeoutMs) });
+    const request = { ...init, redirect: 'manual', signal: AbortSignal.timeout(ctx.timeoutMs) } satisfies RequestInit;
+    response = await (ctx.hostGuard ? ctx.hostGuard.fetch(url, request) : fetch(url, request));
   } catch (error) {
+    if (error instanceof GatewayError) throw refused(error);
     const name = error instanceof Error ? error.name : '';
     if (name === 'TimeoutError' || name === 'AbortError') throw new ManagerFailure(`${manager} did not answer within ${ctx.timeoutMs} ms`, true);
     const code = typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : name || 'network error';

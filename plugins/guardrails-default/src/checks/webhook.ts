@@ -54,10 +54,8 @@ async function callWebhook(ctx: GuardrailCheckContext, p: WebhookParameters, hos
     },
     deps,
   );
-  if (answer.status < 200 || answer.status >= 300) {
-    const detail = new TextDecoder().decode(answer.body.subarray(0, 200)).trim();
-    throw new OutboundError(`webhook ${host} answered ${answer.status}${detail ? `: ${detail}` : ''}`, 'http_status', answer.status);
-  }
+  // The status only: the body of an error answer is not echoed back to the caller (docs/security.md, Outbound URLs).
+  if (answer.status < 200 || answer.status >= 300) throw new OutboundError(`webhook ${host} answered ${answer.status}`, 'http_status', answer.status);
   let parsed: unknown;
   try {
     parsed = JSON.parse(new TextDecoder().decode(answer.body));
