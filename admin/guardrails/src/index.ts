@@ -14,7 +14,7 @@ export { SERVICES, type GuardrailReference, type GuardrailReferences } from './c
 export { entryViolations } from './entry.ts';
 export { GuardrailStore, type SavedGuardrailStore, type StoredGuardrail } from './store.ts';
 export { guardrailRoutes, SCOPES } from './routes.ts';
-export { guardrailMigrations, savedGuardrails, ORGANISATION_SCOPE } from './tables.ts';
+export { guardrailMigrations, guardrailSecretsAt, savedGuardrails, ORGANISATION_SCOPE } from './tables.ts';
 
 export default definePlugin({
   async setup(api) {

@@ -86,23 +86,28 @@ for (const dialect of DIALECTS) {
     });
 
     test('every change fills req.audit with secrets masked, and the resolver follows it', async () => {
+      const mine = { organisationId: org, workspaceId: ws };
       const { req, view } = await create(as('manager'), { name: 'Audited', entry });
       expect(req.audit).toMatchObject({ resource: 'guardrail', action: 'create', resourceId: view.id, workspaceId: ws, after: { id: view.id, version: 1 } });
-      expect(store.resolve(view.id)).toEqual(entry);
-      expect(Object.isFrozen(store.resolve(view.id))).toBe(true);
+      expect(store.resolve(view.id, mine)).toEqual(entry);
+      expect(Object.isFrozen(store.resolve(view.id, mine))).toBe(true);
+      // Only for its own organisation and workspace (or any workspace of its organisation: an organisation-service key).
+      expect(store.resolve(view.id, { organisationId: org, workspaceId: otherWs })).toBeUndefined();
+      expect(store.resolve(view.id, { organisationId: 'another-organisation', workspaceId: null })).toBeUndefined();
+      expect(store.resolve(view.id, { organisationId: org, workspaceId: null })).toEqual(entry);
 
       // A reload that brings nothing new changes nothing (no cleared config cache, no rebuilt saved configs).
       const generation = store.generation;
-      const held = store.resolve(view.id);
+      const held = store.resolve(view.id, mine);
       await store.changed();
       expect(store.generation).toBe(generation);
-      expect(store.resolve(view.id)).toBe(held as NonNullable<typeof held>);
+      expect(store.resolve(view.id, mine)).toBe(held as NonNullable<typeof held>);
 
       const changed = { ...entry, deny: false };
       const put = adminRequest(as('manager'), { params: { guardrailId: view.slug }, body: { entry: { ...view.entry as object, deny: false } } });
       expect((await routeOf(routes, 'PUT', '/guardrails/:guardrailId').handle(put)).status).toBe(200);
       expect(put.audit).toMatchObject({ action: 'update', resourceId: view.id, before: { version: 1, entry: { deny: true } }, after: { version: 2, entry: { deny: false } } });
-      expect(store.resolve(view.id)).toEqual(changed);
+      expect(store.resolve(view.id, mine)).toEqual(changed);
       expect(store.generation).toBe(generation + 1);
       expect(store.find(org, ws, view.slug)?.id).toBe(view.id);
       expect(store.find(org, otherWs, view.slug)).toBeUndefined();
@@ -110,11 +115,12 @@ for (const dialect of DIALECTS) {
       const del = adminRequest(as('manager'), { params: { guardrailId: view.id } });
       expect((await routeOf(routes, 'DELETE', '/guardrails/:guardrailId').handle(del)).status).toBe(204);
       expect(del.audit).toMatchObject({ action: 'delete', resourceId: view.id, before: { version: 2 } });
-      expect(store.resolve(view.id)).toBeUndefined();
+      expect(store.resolve(view.id, mine)).toBeUndefined();
       expect(JSON.stringify([req.audit, put.audit, del.audit])).not.toContain('unit-secret');
     });
 
     test('a guardrail configs use is not deleted (409), and nothing changes', async () => {
+      const mine = { organisationId: org, workspaceId: ws };
       const { view } = await create(as('manager'), { name: 'Used', entry });
       users = [{ id: 'cfg-1', name: 'Config', workspace_id: ws, by: 'id' }];
       try {
@@ -126,7 +132,7 @@ for (const dialect of DIALECTS) {
       } finally {
         users = [];
       }
-      expect(store.resolve(view.id)).toEqual(entry);
+      expect(store.resolve(view.id, mine)).toEqual(entry);
       expect(store.find(org, ws, 'new-slug')?.id).toBe(view.id);
     });
   });

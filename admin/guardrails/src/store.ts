@@ -1,7 +1,7 @@
 /**
  * Saved guardrails on the hot path: every stored guardrail held in memory (StoredSnapshot), secrets put back in,
- * deeply frozen. The hook engine and config validation look guardrails up by id through the `savedGuardrails`
- * service; saved configs look them up by id or slug for their own workspace (`find`).
+ * deeply frozen. Header configs look guardrails up by id for the caller's organisation and workspace through the
+ * `savedGuardrails` service; saved configs look them up by id or slug for their own workspace (`find`).
  *
  * Parsed configs are cached by header value in @gateway/config, and a config that names a saved guardrail was
  * validated (and its plan built) against the guardrail as it was: every reload that brings a change, in every
@@ -140,10 +140,16 @@ export class GuardrailStore implements SavedGuardrailStore {
   }
 
   /**
-   * Service `savedGuardrails`: a guardrail entry by id, for the hook engine and config validation, which know no
-   * caller (see docs/admin/guardrails.md: ids are unguessable, and saved configs are checked when written).
+   * Service `savedGuardrails`: a guardrail entry by id, for header configs (core/config), only when the scope may use
+   * it: a guardrail of its organisation that is organisation-wide or of its workspace (any workspace for a null one).
+   * Any other is undefined, as an unknown id is, so that ids cannot be probed.
    */
-  readonly resolve: SavedGuardrailResolver = (id) => this.snapshot.current.byId.get(id)?.entry;
+  readonly resolve: SavedGuardrailResolver = (id, scope) => {
+    const found = this.snapshot.current.byId.get(id);
+    if (!found || found.organisationId !== scope.organisationId) return undefined;
+    if (found.workspaceId !== null && scope.workspaceId !== null && found.workspaceId !== scope.workspaceId) return undefined;
+    return found.entry;
+  };
 
   byId(id: string): StoredGuardrail | undefined {
     return this.snapshot.current.byId.get(id);

@@ -3,7 +3,7 @@
 // guardrail engine off, or a bare validator) only the schema applies.
 
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
-import type { GuardrailCheck } from '@gateway/sdk';
+import type { ApiKeyType, Caller, GuardrailCheck } from '@gateway/sdk';
 import { setCheckLookup, setSavedGuardrailResolver } from './hooks.ts';
 import { parseConfigHeader } from './parse.ts';
 import { validateConfig } from './validate.ts';
@@ -33,8 +33,10 @@ const checks = new Map<string, GuardrailCheck>(
   ].map((c) => [c.id, c as GuardrailCheck]),
 );
 
+/** Whose saved guardrails a config may name (the saved-guardrail tests resolve for this scope). */
+const SCOPE = { organisationId: 'org-1', workspaceId: 'ws-1' };
 const violationsOf = (config: unknown): string[] => {
-  const result = validateConfig(config);
+  const result = validateConfig(config, SCOPE);
   return result.ok ? [] : result.violations;
 };
 const base = { provider: 'openai', api_key: 'sk-test' };
@@ -107,6 +109,48 @@ describe('guardrail checks in validateConfig', () => {
       'output_guardrails[1]: saved guardrail "bad" uses unknown guardrail check "acme.gone"',
       'output_guardrails[2].words: is required',
     ]);
+  });
+
+  test('a header naming a saved guardrail is resolved for its caller: to any other it is unknown, as an unknown id is', () => {
+    withChecks((id) => checks.get(id));
+    const guard = { deny: true, 'acme.free': {} };
+    const asked: (string | null)[] = [];
+    // Guardrail g1 belongs to workspace ws-1 of org-1 (the store's rule: organisation, then workspace unless null).
+    withSaved((id, scope) => {
+      asked.push(`${scope.organisationId}/${scope.workspaceId}`);
+      return id === 'g1' && scope.organisationId === 'org-1' && (scope.workspaceId === null || scope.workspaceId === 'ws-1') ? guard : undefined;
+    });
+    const caller = (organisationId: string, workspaceId: string, keyType: ApiKeyType = 'workspace-service'): Caller => ({
+      apiKeyId: `k-${organisationId}-${workspaceId}`,
+      organisationId,
+      workspaceId,
+      scopes: [],
+      keyType,
+      userId: null,
+    });
+    const header = JSON.stringify({ ...base, input_guardrails: ['g1'] });
+    const unknown = JSON.stringify({ ...base, input_guardrails: ['g-none'] });
+    const messageOf = (value: string, who?: Caller) => {
+      try {
+        parseConfigHeader(value, who);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'accepted';
+    };
+    // Its own workspace gets the guardrail put in (the hook result keeps the id the config used).
+    expect(parseConfigHeader(header, caller('org-1', 'ws-1')).input_guardrails).toEqual([{ ...guard, id: 'g1' }]);
+    // Another workspace, another organisation, no caller: the very answer an unknown id gets.
+    const refused = messageOf(unknown, caller('org-1', 'ws-1'));
+    expect(refused).toContain('input_guardrails[0]: no saved guardrail with id');
+    for (const who of [caller('org-1', 'ws-2'), caller('org-2', 'ws-1'), undefined]) expect(messageOf(header, who)).toBe(refused.replace('g-none', 'g1'));
+    // Cached per scope: the owner still gets it after the refusals, and an organisation-service key acts for every workspace.
+    expect(parseConfigHeader(header, caller('org-1', 'ws-1')).input_guardrails).toEqual([{ ...guard, id: 'g1' }]);
+    expect(parseConfigHeader(header, caller('org-1', 'ws-9', 'organisation-service')).input_guardrails).toEqual([{ ...guard, id: 'g1' }]);
+    const lookups = asked.length;
+    parseConfigHeader(header, caller('org-1', 'ws-1'));
+    expect(messageOf(header, caller('org-1', 'ws-2'))).toBe(refused.replace('g-none', 'g1'));
+    expect(asked.length).toBe(lookups); // answered from the cache
   });
 
   test('hook lists on a target are refused: hooks run once per request, from the root config', () => {

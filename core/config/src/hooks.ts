@@ -14,7 +14,18 @@ export type CheckLookup = (id: string) => GuardrailCheck | undefined;
 
 /** A saved guardrail: the object form of a guardrail entry (`id`, `deny`, `async`, `on_fail`, `on_success`, checks). */
 export type SavedGuardrail = Readonly<Record<string, unknown>>;
-export type SavedGuardrailResolver = (id: string) => SavedGuardrail | undefined;
+
+/**
+ * Whose saved guardrails a config may name: those of its organisation that are organisation-wide or of
+ * `workspaceId`; `null`: of any workspace of the organisation (an organisation-service key).
+ */
+export interface GuardrailScope {
+  readonly organisationId: string;
+  readonly workspaceId: string | null;
+}
+
+/** A saved guardrail by id, when `scope` may use it; undefined otherwise, as for an unknown id (ids cannot be probed). */
+export type SavedGuardrailResolver = (id: string, scope: GuardrailScope) => SavedGuardrail | undefined;
 
 const checkLookup = new Seam<CheckLookup>(() => clearConfigCache());
 const savedGuardrails = new Seam<SavedGuardrailResolver>(() => clearConfigCache());
@@ -44,8 +55,11 @@ const isObj = (value: unknown): value is Obj => value !== null && typeof value =
 /** A reason of the form `param: why` from a check's validate() is reported at `<check path>.param`. */
 const RELATIVE = /^([A-Za-z_$][\w$-]*(?:(?:\.[A-Za-z_$][\w$-]*)|\[\d+\])*): /;
 
-/** Violations of the check rules in the root config. Undefined lookup: none (the rules are off). */
-export function hookViolations(config: unknown): string[] {
+/**
+ * Violations of the check rules in the root config. Undefined lookup: none (the rules are off). Saved guardrails
+ * are looked up for `scope`; without one, none can be named.
+ */
+export function hookViolations(config: unknown, scope?: GuardrailScope): string[] {
   const lookup = checkLookup.current;
   const resolveSaved = savedGuardrails.current;
   if (!lookup || !isObj(config)) return [];
@@ -100,7 +114,7 @@ export function hookViolations(config: unknown): string[] {
           out.push(`${formatPath([key, i])}: ${shown} names a saved guardrail, and no guardrail store is loaded to resolve it`);
           return;
         }
-        object = resolveSaved(entry);
+        object = scope ? resolveSaved(entry, scope) : undefined;
         if (!isObj(object)) {
           out.push(`${formatPath([key, i])}: no saved guardrail with id ${shown}`);
           return;
@@ -134,4 +148,30 @@ function nestedHooks(target: unknown, at: PathSegment[], key: string, out: strin
   if (!isObj(target)) return;
   if (target[key] !== undefined) out.push(`${formatPath([...at, key])}: hooks and guardrails apply to the whole request; set them on the root config`);
   if (Array.isArray(target.targets)) target.targets.forEach((child, i) => nestedHooks(child, [...at, 'targets', i], key, out));
+}
+
+const GUARDRAIL_LISTS = ['input_guardrails', 'output_guardrails'] as const;
+
+/** The config names a saved guardrail (a string item of a guardrail list): what it means depends on who sends it. */
+export function namesSavedGuardrails(config: unknown): boolean {
+  return isObj(config) && GUARDRAIL_LISTS.some((key) => Array.isArray(config[key]) && config[key].some((item) => typeof item === 'string'));
+}
+
+/**
+ * A validated config with each saved guardrail it names put in, as `scope` sees it (the hook result keeps the id the
+ * config used unless the guardrail names itself): the hook engine then never looks an id up without a caller.
+ */
+export function withSavedGuardrails<T extends object>(config: T, scope: GuardrailScope): T {
+  const resolveSaved = savedGuardrails.current;
+  const copy = { ...config } as Record<string, unknown>;
+  for (const key of GUARDRAIL_LISTS) {
+    const list = copy[key];
+    if (!Array.isArray(list)) continue;
+    copy[key] = list.map((item: unknown) => {
+      if (typeof item !== 'string') return item;
+      const found = resolveSaved?.(item, scope);
+      return found ? { ...found, id: typeof found.id === 'string' ? found.id : item } : item;
+    });
+  }
+  return copy as T;
 }

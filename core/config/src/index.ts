@@ -7,6 +7,7 @@ export {
   qualifyCheckId,
   GUARDRAIL_POLICY_KEYS,
   type CheckLookup,
+  type GuardrailScope,
   type SavedGuardrail,
   type SavedGuardrailResolver,
 } from './hooks.ts';

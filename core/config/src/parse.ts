@@ -1,10 +1,13 @@
 /**
  * The `x-gateway-config` header: a config as JSON, or the id of a saved config. Each distinct header value is
  * parsed and validated once; the result (or the violations) is kept in a bounded LRU map, and configs are frozen
- * because every request with that header shares the same object.
+ * because every request with that header shares the same object. A config that names saved guardrails means
+ * something different to each caller (only their organisation's and workspace's guardrails exist for them): it is
+ * validated, and its guardrails put in, once per header value and caller's scope.
  */
 import { type Caller, Errors, type GatewayConfig } from '@gateway/sdk';
 import { deepFreeze } from './freeze.ts';
+import { type GuardrailScope, namesSavedGuardrails, withSavedGuardrails } from './hooks.ts';
 import { Seam } from './seam.ts';
 import { validateConfig } from './validate.ts';
 
@@ -19,8 +22,11 @@ const CACHE_ENTRIES = 1000;
 /** Bound on the summed length of cached header strings, so 1000 huge headers cannot pin much memory. */
 const CACHE_CHARS = 8 * 1024 * 1024;
 
-/** `used`: read since it was last passed over by eviction (second chance). */
-type Entry = ({ config: GatewayConfig } | { violations: readonly string[] }) & { used?: boolean };
+/**
+ * `used`: read since it was last passed over by eviction (second chance). `scoped`: the header names saved
+ * guardrails; its result is kept under `scopedKey` for each caller's scope.
+ */
+type Entry = ({ config: GatewayConfig } | { violations: readonly string[] } | { scoped: true }) & { used?: boolean };
 const cache = new Map<string, Entry>();
 let cachedChars = 0;
 const savedConfigs = new Seam<SavedConfigResolver>(() => clearConfigCache());
@@ -49,33 +55,67 @@ export function parseConfigHeader(value: string, caller?: Caller): GatewayConfig
     // A flag, not a re-insertion: deleting and re-adding a Map key costs time in proportion to the Map's size in
     // JavaScriptCore, and this runs on every request that carries a config.
     hit.used = true;
-    return unwrap(hit);
+    return 'scoped' in hit ? forScope(value, caller) : unwrap(hit);
   }
   const text = value.trim();
   if (!text.startsWith('{')) return resolveSavedConfig(text, caller);
   if (text.length > MAX_HEADER_CHARS) throw Errors.invalidConfig([`config: longer than ${MAX_HEADER_CHARS} characters`]);
 
-  const entry = evaluate(text);
+  const parsed = parse(text);
+  if ('value' in parsed && namesSavedGuardrails(parsed.value)) {
+    remember(value, { scoped: true });
+    return forScope(value, caller);
+  }
+  const entry = 'value' in parsed ? evaluate(parsed.value, undefined) : parsed;
   remember(value, entry);
   return unwrap(entry);
 }
 
-function evaluate(text: string): Entry {
-  let parsed: unknown;
+/** Whose saved guardrails a caller may name: an organisation-service key acts for every workspace of its organisation. */
+const scopeOf = (caller: Caller): GuardrailScope => ({
+  organisationId: caller.organisationId,
+  workspaceId: caller.keyType === 'organisation-service' ? null : caller.workspaceId,
+});
+
+/** A header value never holds NUL, so these keys meet no header value. */
+const scopedKey = (scope: GuardrailScope | undefined, value: string) => `\0${scope?.organisationId ?? ''}\0${scope?.workspaceId ?? '*'}\0${value}`;
+
+/** A header that names saved guardrails, for the caller's scope (parsed again: each scope gets its own object). */
+function forScope(value: string, caller: Caller | undefined): GatewayConfig {
+  const scope = caller ? scopeOf(caller) : undefined;
+  const key = scopedKey(scope, value);
+  const hit = cache.get(key);
+  if (hit) {
+    hit.used = true;
+    return unwrap(hit);
+  }
+  const parsed = parse(value.trim());
+  const entry = 'value' in parsed ? evaluate(parsed.value, scope) : parsed;
+  remember(key, entry);
+  return unwrap(entry);
+}
+
+function parse(text: string): { value: unknown } | { violations: readonly string[] } {
   try {
-    parsed = JSON.parse(text);
+    return { value: JSON.parse(text) };
   } catch (error) {
     // The parser's own message quotes the offending text, which may be a key: only its kind is repeated.
     return { violations: [`config: not valid JSON (${error instanceof SyntaxError ? 'syntax error' : 'unreadable'})`] };
   }
-  const result = validateConfig(parsed);
-  return result.ok ? { config: deepFreeze(result.config) } : { violations: result.violations };
+}
+
+/** `scope`: whose saved guardrails the config may name; they are put in once it is valid. */
+function evaluate(parsed: unknown, scope: GuardrailScope | undefined): Entry {
+  const result = validateConfig(parsed, scope);
+  if (!result.ok) return { violations: result.violations };
+  return { config: deepFreeze(scope ? withSavedGuardrails(result.config, scope) : result.config) };
 }
 
 /** A fresh error per throw: callers annotate errors (plugin, phase), so one must not be shared. */
 function unwrap(entry: Entry): GatewayConfig {
   if ('config' in entry) return entry.config;
-  throw Errors.invalidConfig(entry.violations);
+  if ('violations' in entry) throw Errors.invalidConfig(entry.violations);
+  throw Errors.internal('a scoped config entry was read as a config');
 }
 
 /**

@@ -7,7 +7,7 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ConfigSchema, type GatewayConfig } from '@gateway/sdk';
 import { budgetViolations } from './budget.ts';
-import { hookViolations } from './hooks.ts';
+import { type GuardrailScope, hookViolations } from './hooks.ts';
 import { ruleViolations } from './rules.ts';
 import { scan } from './scan.ts';
 import { schemaViolations } from './schema-errors.ts';
@@ -17,7 +17,8 @@ export type ConfigValidation = { ok: true; config: GatewayConfig } | { ok: false
 /** Compiled once at load: compiling is the expensive part, checking is cheap. */
 const compiled = TypeCompiler.Compile(ConfigSchema);
 
-export function validateConfig(value: unknown): ConfigValidation {
+/** `scope`: whose saved guardrails the config may name (none without it). */
+export function validateConfig(value: unknown, scope?: GuardrailScope): ConfigValidation {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, violations: ['config: must be a JSON object'] };
   }
@@ -30,7 +31,7 @@ export function validateConfig(value: unknown): ConfigValidation {
     violations.push(...ruleViolations(value));
     violations.push(...budgetViolations(value));
     // Checks named by hooks and guardrails exist and accept their parameters (when the server set the check registry).
-    violations.push(...hookViolations(value));
+    violations.push(...hookViolations(value, scope));
   } catch {
     // Only a value JSON could never produce (an array whose prototype was swapped, say) gets here.
     return { ok: false, violations: ['config: must be plain JSON data'] };

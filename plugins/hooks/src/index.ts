@@ -2,11 +2,13 @@
  * @gateway/plugin-hooks: the hook engine (README.md). Registers the `hooks:input` request stage and the
  * `hooks:output` response stage, unless GUARDRAILS_ENABLED=OFF (then nothing is registered and hooks in configs are
  * ignored). Checks come from the guardrail registry, which the server provides as the `guardrailChecks` service once
- * every plugin is loaded; saved guardrails (string entries) from a `savedGuardrails` service when a store provides one.
+ * every plugin is loaded. Saved guardrails (string entries) arrive already put in: core/config puts them into header
+ * configs for the caller's organisation and workspace, and saved configs for their own workspace; the engine never
+ * looks a guardrail up by id without knowing for whom (that lookup would reach any organisation's guardrail).
  */
 import { definePlugin, type GuardrailCheck, type PluginApi } from '@gateway/sdk';
 import { createHookEngine } from './engine.ts';
-import type { CheckLookup, SavedGuardrailResolver } from './types.ts';
+import type { CheckLookup } from './types.ts';
 
 export { createHookEngine, withHookResults, type EngineOptions, type HookEngine } from './engine.ts';
 export { createNormaliser, DEFAULT_CHECK_TIMEOUT_MS, qualifyCheckId } from './normalise.ts';
@@ -18,8 +20,6 @@ export * from './types.ts';
 export const SERVICES = {
   /** ReadonlyMap<string, GuardrailCheck>: the registry's checks by id (set by the server after loading). */
   checks: 'guardrailChecks',
-  /** (id: string) => saved guardrail entry | undefined. */
-  savedGuardrails: 'savedGuardrails',
 } as const;
 
 function optional<T>(api: PluginApi, name: string): T | undefined {
@@ -51,11 +51,7 @@ export default definePlugin({
       lookup = registry ? (id) => registry.get(id) : () => undefined;
       return lookup;
     };
-    const engine = createHookEngine({
-      checks,
-      savedGuardrail: () => optional<SavedGuardrailResolver>(api, SERVICES.savedGuardrails),
-      logger: api.logger,
-    });
+    const engine = createHookEngine({ checks, logger: api.logger });
     api.stage(engine.request);
     api.stage(engine.response);
   },
