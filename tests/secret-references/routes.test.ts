@@ -294,7 +294,7 @@ for (const dialect of E2E_DIALECTS) {
     test('no credential is stored in clear anywhere in the database (references, audit log, …)', async () => {
       const rows = await db.query('SELECT * FROM secret_references');
       expect(rows.length).toBeGreaterThan(0);
-      for (const row of rows) expect(String(row.auth_config)).toStartWith('v1:');
+      for (const row of rows) expect(String(row.auth_config)).toStartWith('v2:');
       let text = '';
       for (const table of await db.tables()) text += rowsText(await db.query(`SELECT * FROM ${table}`));
       for (const secret of [...CREDENTIALS, 'hvs.not-a-token']) expect(text).not.toContain(secret);

@@ -53,7 +53,7 @@ for (const dialect of E2E_DIALECTS) {
       expect(all.body.data.find((i) => i.slug === slug)?.key).toBe('****abcd');
       expect(JSON.stringify(all.body)).not.toContain('sk-live-sealed-abcd');
       const [row] = await s.db.query(`SELECT credentials FROM integrations WHERE slug = '${slug}'`);
-      expect(String(row?.credentials)).toMatch(/^v1:/);
+      expect(String(row?.credentials)).toMatch(/^v2:/);
       expect(String(row?.credentials)).not.toContain('sealed-abcd');
     });
 
