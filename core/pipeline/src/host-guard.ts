@@ -173,7 +173,10 @@ export class HostGuard implements OutboundGuard {
   private readonly trusted: Set<string>;
   private readonly ttlMs: number;
   private readonly connect: Connector;
+  /** By origin prefix. */
   private readonly routes = new Map<string, Cached>();
+  /** The same entries by the exact string asked about (a config's custom host): one lookup, no slicing or hashing of a new string. */
+  private readonly byUrl = new Map<string, Cached>();
   private readonly pending = new Map<string, Promise<Cached>>();
 
   constructor(trusted: Iterable<string>, private readonly resolve: Resolver = defaultResolver, options: HostGuardOptions = {}) {
@@ -188,6 +191,8 @@ export class HostGuard implements OutboundGuard {
    * a URL that is not http(s)), before any connection.
    */
   route(url: string): Route | Promise<Route> {
+    const known = this.byUrl.get(url);
+    if (known !== undefined && known.until > Date.now()) return known.route ?? Promise.reject(known.error);
     let prefix = prefixOf(url);
     if (prefix === undefined) {
       try {
@@ -197,14 +202,20 @@ export class HostGuard implements OutboundGuard {
       }
     }
     const cached = this.routes.get(prefix);
-    if (cached !== undefined && cached.until > Date.now()) return cached.route ?? Promise.reject(cached.error);
+    if (cached !== undefined && cached.until > Date.now()) return this.remember(url, cached);
     let pending = this.pending.get(prefix);
     if (!pending) {
       const key = prefix;
       pending = this.decide(key).finally(() => this.pending.delete(key));
       this.pending.set(key, pending);
     }
-    return pending.then((decided) => decided.route ?? Promise.reject(decided.error));
+    return pending.then((decided) => this.remember(url, decided));
+  }
+
+  private remember(url: string, cached: Cached): Route | Promise<Route> {
+    if (this.byUrl.size >= MAX_CACHED) this.byUrl.clear();
+    this.byUrl.set(url, cached);
+    return cached.route ?? Promise.reject(cached.error);
   }
 
   check(url: string): Promise<void> | undefined {
