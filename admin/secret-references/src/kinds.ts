@@ -3,6 +3,7 @@
  * (sealed at rest, masked in answers), which are URLs (checked before any request), and how a secret path looks.
  */
 import { type Static, Type } from '@sinclair/typebox';
+import { Errors } from '@gateway/sdk';
 
 export const MANAGER_TYPES = ['aws_sm', 'azure_kv', 'hashicorp_vault'] as const;
 export type ManagerType = (typeof MANAGER_TYPES)[number];
@@ -89,6 +90,16 @@ export const URL_FIELDS: Record<ManagerType, readonly string[]> = {
   hashicorp_vault: ['address'],
 };
 
+/**
+ * Fields that decide where the credentials are sent: the URLs, and what goes into a default host name or token
+ * endpoint (the AWS region, the Entra tenant). Changing one means entering the credentials again (docs/security.md).
+ */
+export const DESTINATION_FIELDS: Record<ManagerType, readonly string[]> = {
+  aws_sm: ['region', ...URL_FIELDS.aws_sm],
+  azure_kv: ['tenant_id', ...URL_FIELDS.azure_kv],
+  hashicorp_vault: [...URL_FIELDS.hashicorp_vault],
+};
+
 /** Defaults written into the stored config, so that answers show them. */
 export function withDefaults(type: ManagerType, config: Record<string, unknown>): Record<string, unknown> {
   if (type === 'hashicorp_vault') return { ...config, mount: config.mount ?? 'secret' };
@@ -119,15 +130,27 @@ export function maskAuth(type: ManagerType, config: Record<string, unknown>): Re
 
 /**
  * An update's auth config over the stored one (same kind): a field left out keeps its value, a field sent back in
- * its masked form keeps its value, `null` removes an optional field.
+ * its masked form keeps its value, `null` removes an optional field. A stored credential is kept only while it
+ * goes where it was entered for: when a destination field changes, every stored credential must be sent anew (400
+ * otherwise), or a writer could point the endpoint at their own server and receive it on the next read.
  */
 export function mergeAuth(type: ManagerType, stored: Record<string, unknown>, update: Record<string, unknown>): Record<string, unknown> {
   const masked = maskAuth(type, stored);
   const out: Record<string, unknown> = { ...stored };
+  const kept: string[] = [];
   for (const [field, value] of Object.entries(update)) {
     if (value === null) delete out[field];
     else if (value === masked[field] && stored[field] !== undefined && (SECRET_FIELDS[type].includes(field) || HINTED_FIELDS[type].includes(field))) continue;
     else out[field] = value;
   }
+  const moved = DESTINATION_FIELDS[type].filter((field) => out[field] !== stored[field]);
+  if (moved.length === 0) return out;
+  for (const field of SECRET_FIELDS[type]) if (stored[field] !== undefined && out[field] === stored[field] && update[field] !== stored[field]) kept.push(field);
+  const [first] = kept;
+  if (first !== undefined)
+    throw Errors.badRequest(
+      `auth_config: ${moved.join(', ')} changed, so the stored ${kept.join(', ')} is not kept: enter it again (a stored credential is only sent where it was entered for)`,
+      `auth_config.${first}`,
+    );
   return out;
 }
