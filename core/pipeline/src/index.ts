@@ -4,5 +4,5 @@ export { callProvider, ClientGoneError, type CallOptions } from './call.ts';
 export { HostGuard, isPrivateAddress, type Connector, type HostGuardOptions, type Resolver, type Route } from './host-guard.ts';
 export { applyParamRules } from './params.ts';
 export { inherit, effectiveTargets } from './inherit.ts';
-export { registerDecoder, createDecoder, type FrameDecoder } from './streams/decoders.ts';
+export { createDecoder, type FrameDecoder } from './streams/decoders.ts';
 export { isForwardable } from './headers.ts';

@@ -10,9 +10,9 @@ export interface ProviderCall {
 }
 
 /** How a provider frames a streamed answer. The core decodes the framing; an adapter maps decoded events. */
-export type StreamFraming = 'sse' | 'ndjson' | 'aws-eventstream' | 'json-array';
+export type StreamFraming = 'sse' | 'ndjson' | 'aws-eventstream';
 
-/** One decoded stream event: an SSE event, an NDJSON line, an event-stream message or an array element. */
+/** One decoded stream event: an SSE event, an NDJSON line or an event-stream message. */
 export interface StreamEvent {
   /** SSE `event:` name, or the event-stream `:event-type` header. */
   event?: string;

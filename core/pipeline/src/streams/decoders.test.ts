@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import type { StreamEvent } from '@gateway/sdk';
-import { createDecoder, type FrameDecoder, NdjsonDecoder, registerDecoder, SseDecoder } from './decoders.ts';
+import { createDecoder, type FrameDecoder, NdjsonDecoder, SseDecoder } from './decoders.ts';
+import { AwsEventStreamDecoder } from './aws-eventstream.ts';
 
 const enc = new TextEncoder();
 
@@ -131,25 +132,12 @@ describe('NdjsonDecoder', () => {
   });
 });
 
-describe('decoder registry', () => {
-  test('sse and ndjson are built in; an unknown framing is an error naming it', () => {
+describe('decoders by framing', () => {
+  test('sse, ndjson and aws-eventstream are built in; an unknown framing is an error naming it', () => {
     expect(createDecoder('sse')).toBeInstanceOf(SseDecoder);
     expect(createDecoder('ndjson')).toBeInstanceOf(NdjsonDecoder);
+    expect(createDecoder('aws-eventstream')).toBeInstanceOf(AwsEventStreamDecoder);
+    expect(() => createDecoder('toString' as never)).toThrow('no decoder for stream framing "toString"');
     expect(() => createDecoder('made-up' as never)).toThrow('no decoder for stream framing "made-up"');
-  });
-
-  test('another framing can be registered without touching the relay', () => {
-    class Lines implements FrameDecoder {
-      push(chunk: Uint8Array) {
-        return [{ data: new TextDecoder().decode(chunk) }];
-      }
-      end() {
-        return { events: [], truncated: false };
-      }
-    }
-    // A made-up framing name, so that the process-wide registry stays as the product left it for other tests.
-    const framing = 'test-lines-framing' as never;
-    registerDecoder(framing, () => new Lines());
-    expect(createDecoder(framing).push(enc.encode('x'))).toEqual([{ data: 'x' }]);
   });
 });

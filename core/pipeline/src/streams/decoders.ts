@@ -77,19 +77,15 @@ export class NdjsonDecoder implements FrameDecoder {
   }
 }
 
-const decoders = new Map<StreamFraming, () => FrameDecoder>([
-  ['sse', () => new SseDecoder()],
-  ['ndjson', () => new NdjsonDecoder()],
-  ['aws-eventstream', () => new AwsEventStreamDecoder()],
-]);
-
-/** Lets other framings (aws-eventstream, json-array) be added without touching the relay. */
-export function registerDecoder(framing: StreamFraming, make: () => FrameDecoder): void {
-  decoders.set(framing, make);
-}
+/** One decoder per framing of the SDK: a framing added there does not compile until it has its decoder here. */
+const decoders: Record<StreamFraming, () => FrameDecoder> = {
+  sse: () => new SseDecoder(),
+  ndjson: () => new NdjsonDecoder(),
+  'aws-eventstream': () => new AwsEventStreamDecoder(),
+};
 
 export function createDecoder(framing: StreamFraming): FrameDecoder {
-  const make = decoders.get(framing);
+  const make = Object.hasOwn(decoders, framing) ? decoders[framing] : undefined;
   if (!make) throw new Error(`no decoder for stream framing "${framing}"`);
   return make();
 }
