@@ -2,7 +2,7 @@
 // registry (as a guardrail plugin would), the provider is a local Bun.serve speaking OpenAI JSON and SSE. Input deny
 // (provider never called), transformed input reaching the provider, output deny, hook_results in answers, async hooks
 // not delaying the answer, streams, config validation of checks, the request log's hook_results column.
-// GUARDRAILS_ENABLED=OFF last (its own gateway). The cost of the engine: bench.test.ts.
+// GUARDRAILS_ENABLED=OFF last (its own gateway). The cost of the engine: scripts/bench/hooks.ts.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Database, JsonObject } from '@gateway/sdk';
