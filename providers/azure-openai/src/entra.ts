@@ -3,6 +3,9 @@
  * (`POST <authority>/<tenant>/oauth2/v2.0/token`, form `grant_type=client_credentials&client_id&client_secret&scope`),
  * cached per (authority, tenant, client, secret, scope) until shortly before they expire. Concurrent requests for the
  * same token share one token request; a refresh that fails while the old token is still valid keeps using it.
+ *
+ * The gateway's one Entra client: the Azure adapters use it, and so does the Azure Key Vault client of secret
+ * references (`@gateway/provider-azure-openai/entra`), with its own guarded fetch and its own errors (`fail`).
  */
 import { createHash } from 'node:crypto';
 import { Errors, GatewayError } from '@gateway/sdk';
@@ -17,7 +20,13 @@ export const AZURE_ML_SCOPE = 'https://ml.azure.com/.default';
  * A service principal: with a client secret, or federated (workload identity: the client assertion is a token the
  * platform writes to a file, `AZURE_FEDERATED_TOKEN_FILE`, read again for each token request because it rotates).
  */
-export type EntraCredentials = { tenantId: string; clientId: string; scope: string } & (
+export type EntraCredentials = {
+  tenantId: string;
+  clientId: string;
+  scope: string;
+  /** Another authority than the client's own (a Key Vault of a sovereign cloud, say). */
+  authorityHost?: string;
+} & (
   | { clientSecret: string; federatedTokenFile?: undefined }
   | { federatedTokenFile: string; clientSecret?: undefined }
 );
@@ -25,6 +34,52 @@ export type EntraCredentials = { tenantId: string; clientId: string; scope: stri
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+/** Why no token came: given to `fail`, which turns it into the error its caller throws. */
+export type EntraFailure =
+  /** The tenant id would change the token URL's path. */
+  | { kind: 'tenant' }
+  /** The token endpoint could not be reached (`cause`: what fetch threw). */
+  | { kind: 'unreachable'; cause: unknown }
+  /** The token endpoint answered an error: its status, its `error` code and `error_description` (or text). */
+  | { kind: 'refused'; status: number; code: string | null; description: string; federated: boolean }
+  /** A success without an access token. */
+  | { kind: 'no-token' }
+  /** The federated identity token file could not be read. */
+  | { kind: 'assertion' };
+
+/** The provider's errors (GatewayError, naming `providerId`). */
+export function providerFailure(failure: EntraFailure, providerId: string): Error {
+  switch (failure.kind) {
+    case 'tenant':
+      return Errors.badRequest('svcB_entra_tenant_id must be a tenant id (GUID) or a domain name', 'svcB_entra_tenant_id');
+    case 'unreachable': {
+      const cause = failure.cause;
+      return Errors.upstreamUnreachable(providerId, `Microsoft Entra ID token endpoint: ${cause instanceof Error ? cause.message : String(cause)}`);
+    }
+    case 'refused': {
+      const { status, code, description } = failure;
+      return new GatewayError({
+        code: 'provider_authentication_failed',
+        type: 'authentication_error',
+        status: status >= 500 ? 502 : 401,
+        message: `${providerId}: Microsoft Entra ID refused the ${failure.federated ? 'federated' : 'client-credentials'} token request (${status}${code ? ` ${code}` : ''}): ${description.slice(0, 500) || 'no details'}`,
+        retryable: status >= 500 || status === 429,
+        extra: { provider: providerId },
+      });
+    }
+    case 'no-token':
+      return Errors.upstreamInvalid(providerId, 'the Microsoft Entra ID token answer has no access_token');
+    case 'assertion':
+      return new GatewayError({
+        code: 'provider_authentication_failed',
+        type: 'authentication_error',
+        status: 502,
+        message: `${providerId}: the federated identity token (AZURE_FEDERATED_TOKEN_FILE) could not be read`,
+        extra: { provider: providerId },
+      });
+  }
+}
 
 export interface EntraTokenOptions {
   /** Authority host, e.g. `https://login.microsoftonline.com` (sovereign clouds, tests). */
@@ -38,6 +93,8 @@ export interface EntraTokenOptions {
   timeoutMs?: number;
   /** Refresh this long before expiry at most (a short-lived token is refreshed after 90% of its life). */
   refreshMarginMs?: number;
+  /** The error thrown for a failure; by default the provider's (`providerFailure`, naming the id given to `get`). */
+  fail?: (failure: EntraFailure, providerId: string) => Error;
 }
 
 interface Entry {
@@ -59,6 +116,7 @@ export class EntraTokens {
   private readonly maxEntries: number;
   private readonly timeoutMs: number;
   private readonly refreshMarginMs: number;
+  private readonly fail: (failure: EntraFailure, providerId: string) => Error;
   private readonly entries = new Map<string, Entry>();
   /** Token requests made, for tests and metrics. */
   requests = 0;
@@ -70,11 +128,12 @@ export class EntraTokens {
     this.maxEntries = options.maxEntries ?? 1000;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.refreshMarginMs = options.refreshMarginMs ?? 5 * 60_000;
+    this.fail = options.fail ?? providerFailure;
   }
 
-  tokenUrl(tenantId: string): string {
-    if (!TENANT.test(tenantId)) throw Errors.badRequest('svcB_entra_tenant_id must be a tenant id (GUID) or a domain name', 'svcB_entra_tenant_id');
-    return `${this.authorityHost}/${tenantId}/oauth2/v2.0/token`;
+  tokenUrl(tenantId: string, authorityHost = this.authorityHost, providerId = 'azure-openai'): string {
+    if (!TENANT.test(tenantId)) throw this.fail({ kind: 'tenant' }, providerId);
+    return `${authorityHost.replace(/\/+$/, '')}/${tenantId}/oauth2/v2.0/token`;
   }
 
   /** A cached token that needs no refresh yet: lets a caller stay synchronous on the common path. */
@@ -114,6 +173,12 @@ export class EntraTokens {
     return pending;
   }
 
+  /** Forgets the token of these credentials (the service refused it: the next `get` asks for a new one). */
+  forget(credentials: EntraCredentials): void {
+    const entry = this.entries.get(this.key(credentials));
+    if (entry && !entry.pending) this.entries.delete(this.key(credentials));
+  }
+
   /** Forgets every token (tests; a rotated secret makes its own key anyway). */
   clear(): void {
     this.entries.clear();
@@ -131,16 +196,18 @@ export class EntraTokens {
   private key(c: EntraCredentials): string {
     // The secret is part of the key (a rotated secret gets a new token) but only as a digest.
     const secret = c.clientSecret !== undefined ? createHash('sha256').update(c.clientSecret).digest('base64url') : `federated:${c.federatedTokenFile}`;
-    return [this.authorityHost, c.tenantId, c.clientId, secret, c.scope].join('\n');
+    return [c.authorityHost ?? this.authorityHost, c.tenantId, c.clientId, secret, c.scope].join('\n');
   }
 
   private async request(c: EntraCredentials, providerId: string): Promise<{ token: string; lifetimeMs: number }> {
-    const url = this.tokenUrl(c.tenantId);
+    const url = this.tokenUrl(c.tenantId, c.authorityHost, providerId);
     const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: c.clientId, scope: c.scope });
     if (c.clientSecret !== undefined) form.set('client_secret', c.clientSecret);
     else {
       form.set('client_assertion_type', JWT_BEARER);
-      form.set('client_assertion', await federatedToken(c.federatedTokenFile, providerId));
+      const assertion = await federatedToken(c.federatedTokenFile);
+      if (assertion === '') throw this.fail({ kind: 'assertion' }, providerId);
+      form.set('client_assertion', assertion);
     }
     this.requests++;
     let response: Response;
@@ -155,7 +222,7 @@ export class EntraTokens {
       });
       text = await response.text();
     } catch (error) {
-      throw Errors.upstreamUnreachable(providerId, `Microsoft Entra ID token endpoint: ${error instanceof Error ? error.message : String(error)}`);
+      throw this.fail({ kind: 'unreachable', cause: error }, providerId);
     }
     let json: Record<string, unknown> | undefined;
     try {
@@ -167,19 +234,10 @@ export class EntraTokens {
     if (!response.ok) {
       const code = typeof json?.error === 'string' ? json.error : null;
       const description = typeof json?.error_description === 'string' ? json.error_description : text.trim();
-      throw new GatewayError({
-        code: 'provider_authentication_failed',
-        type: 'authentication_error',
-        status: response.status >= 500 ? 502 : 401,
-        message: `${providerId}: Microsoft Entra ID refused the ${c.clientSecret !== undefined ? 'client-credentials' : 'federated'} token request (${response.status}${code ? ` ${code}` : ''}): ${description.slice(0, 500) || 'no details'}`,
-        retryable: response.status >= 500 || response.status === 429,
-        extra: { provider: providerId },
-      });
+      throw this.fail({ kind: 'refused', status: response.status, code, description, federated: c.clientSecret === undefined }, providerId);
     }
     const token = json?.access_token;
-    if (typeof token !== 'string' || token === '') {
-      throw Errors.upstreamInvalid(providerId, 'the Microsoft Entra ID token answer has no access_token');
-    }
+    if (typeof token !== 'string' || token === '') throw this.fail({ kind: 'no-token' }, providerId);
     // expires_in is seconds (a number; some authorities send it as a string). Unknown: assume a short life.
     const seconds = Number(json?.expires_in);
     const lifetimeMs = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 5 * 60_000;
@@ -187,21 +245,11 @@ export class EntraTokens {
   }
 }
 
-/** The platform's federated token (a Kubernetes service account token, say); never logged. */
-async function federatedToken(path: string, providerId: string): Promise<string> {
-  let token = '';
+/** The platform's federated token (a Kubernetes service account token, say), or '' when unreadable; never logged. */
+async function federatedToken(path: string): Promise<string> {
   try {
-    token = (await Bun.file(path).text()).trim();
+    return (await Bun.file(path).text()).trim();
   } catch {
-    // Reported below without the path's contents.
+    return ''; // reported by the caller without the path's contents
   }
-  if (token === '')
-    throw new GatewayError({
-      code: 'provider_authentication_failed',
-      type: 'authentication_error',
-      status: 502,
-      message: `${providerId}: the federated identity token (AZURE_FEDERATED_TOKEN_FILE) could not be read`,
-      extra: { provider: providerId },
-    });
-  return token;
 }

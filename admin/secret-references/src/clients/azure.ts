@@ -1,11 +1,11 @@
 /**
  * Azure Key Vault, Get Secret: `GET {vault_url}/secrets/{name}[/{version}]?api-version=7.4` with a bearer token from
  * the Microsoft Entra client-credentials flow (`POST {authority}/{tenant}/oauth2/v2.0/token`, scope
- * `https://vault.azure.net/.default`, or the sovereign cloud's vault suffix). Tokens are kept until a minute before
- * they expire; a 401 drops the token and tries once more with a new one.
+ * `https://vault.azure.net/.default`, or the sovereign cloud's vault suffix), through the gateway's one Entra client
+ * (`@gateway/provider-azure-openai/entra`) called through this package's guarded `send`. Tokens are kept until
+ * shortly before they expire; a 401 drops the token and tries once more with a new one.
  */
-import { createHash } from 'node:crypto';
-import { TtlCache } from '../cache.ts';
+import { type EntraCredentials, type EntraFailure, EntraTokens } from '@gateway/provider-azure-openai/entra';
 import { ManagerFailure } from '../errors.ts';
 import type { AzureAuthConfig } from '../kinds.ts';
 import { type ClientContext, readObject, send, short, transient } from './http.ts';
@@ -24,10 +24,34 @@ export function vaultScope(vaultUrl: string): string {
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
-export class AzureKeyVaultClient {
-  private readonly tokens = new TtlCache<{ token: string; expiresInS: number }>(1_000);
+const ENTRA = 'Microsoft Entra ID';
 
-  constructor(private readonly ctx: ClientContext) {}
+/** Entra's failures as a manager's: a status and an error code (with the AADSTS number), never its description. */
+function entraFailure(failure: EntraFailure): Error {
+  switch (failure.kind) {
+    case 'tenant':
+      return new ManagerFailure(`${ENTRA}: the tenant id is not a tenant id (GUID) or a domain name`);
+    case 'unreachable':
+      // `send` already said why, as a ManagerFailure.
+      return failure.cause instanceof ManagerFailure ? failure.cause : new ManagerFailure(`${ENTRA} could not be reached`, true);
+    case 'refused': {
+      const aadsts = /^AADSTS\d+/.exec(failure.description)?.[0];
+      const code = [short(failure.code, 60), aadsts].filter(Boolean).join(' ');
+      return new ManagerFailure(`${ENTRA} refused the client credentials: ${failure.status} ${code || 'error'}`, transient(failure.status));
+    }
+    case 'no-token':
+      return new ManagerFailure(`${ENTRA} answered without an access token`);
+    case 'assertion':
+      return new ManagerFailure(`${ENTRA}: no client assertion`); // not used here: Key Vault access has a client secret
+  }
+}
+
+export class AzureKeyVaultClient {
+  private readonly tokens: EntraTokens;
+
+  constructor(private readonly ctx: ClientContext) {
+    this.tokens = new EntraTokens({ authorityHost: DEFAULT_AUTHORITY, fetch: (url, init) => send(ENTRA, url, init, ctx), fail: entraFailure });
+  }
 
   async get(config: AzureAuthConfig, path: string): Promise<FetchedSecret> {
     const [name, version] = path.split('/') as [string, string | undefined];
@@ -35,7 +59,7 @@ export class AzureKeyVaultClient {
     let response = await this.read(config, url);
     if (response.status === 401) {
       await response.body?.cancel();
-      this.tokens.deletePrefix(this.tokenKey(config));
+      this.tokens.forget(credentials(config));
       response = await this.read(config, url);
     }
     if (!response.ok) {
@@ -50,42 +74,17 @@ export class AzureKeyVaultClient {
   }
 
   private async read(config: AzureAuthConfig, url: string): Promise<Response> {
-    const { token } = await this.token(config);
+    const token = await this.tokens.get(credentials(config));
     return send(MANAGER, url, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } }, this.ctx);
   }
+}
 
-  private tokenKey(config: AzureAuthConfig): string {
-    // The secret is part of the identity of a token, but only as a digest.
-    const digest = createHash('sha256').update(config.client_secret).digest('base64url');
-    return [config.authority_host ?? DEFAULT_AUTHORITY, config.tenant_id, config.client_id, digest, vaultScope(config.vault_url)].join('\n');
-  }
-
-  private token(config: AzureAuthConfig) {
-    return this.tokens.get(this.tokenKey(config), () => this.requestToken(config), (t) => (t.expiresInS - 60) * 1000);
-  }
-
-  private async requestToken(config: AzureAuthConfig): Promise<{ token: string; expiresInS: number }> {
-    const url = `${trimSlash(config.authority_host ?? DEFAULT_AUTHORITY)}/${encodeURIComponent(config.tenant_id)}/oauth2/v2.0/token`;
-    const form = new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: config.client_id,
-      client_secret: config.client_secret,
-      scope: vaultScope(config.vault_url),
-    });
-    const response = await send('Microsoft Entra ID', url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: form.toString(),
-    }, this.ctx);
-    const answer = await readObject('Microsoft Entra ID', response);
-    if (!response.ok) {
-      // error is a code (invalid_client); error_description starts with the AADSTS number.
-      const aadsts = /^AADSTS\d+/.exec(typeof answer.error_description === 'string' ? answer.error_description : '')?.[0];
-      const code = [short(answer.error, 60), aadsts].filter(Boolean).join(' ');
-      throw new ManagerFailure(`Microsoft Entra ID refused the client credentials: ${response.status} ${code || 'error'}`, transient(response.status));
-    }
-    if (typeof answer.access_token !== 'string' || !answer.access_token) throw new ManagerFailure('Microsoft Entra ID answered without an access token');
-    const expiresIn = Number(answer.expires_in);
-    return { token: answer.access_token, expiresInS: Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : 300 };
-  }
+function credentials(config: AzureAuthConfig): EntraCredentials {
+  return {
+    tenantId: config.tenant_id,
+    clientId: config.client_id,
+    clientSecret: config.client_secret,
+    scope: vaultScope(config.vault_url),
+    authorityHost: config.authority_host,
+  };
 }
