@@ -142,18 +142,18 @@ describe.each(E2E_DIALECTS)('hooks and guardrails end to end (%s)', (dialect) =>
   test('async hooks do not delay the answer (the slow check is still running when it arrives)', async () => {
     const config = {
       after_request_hooks: [
-        { id: 'slow-audit', async: true, checks: [{ id: 'test.slow', parameters: { ms: 1500 } }], on_success: { feedback: { value: 1, weight: 0.5, metadata: { by: 'audit' } } } },
+        { id: 'slow-audit', async: true, checks: [{ id: 'test.slow', parameters: { ms: 4_000 } }], on_success: { feedback: { value: 1, weight: 0.5, metadata: { by: 'audit' } } } },
       ],
     };
     const started = performance.now();
     const completion = await ask(config, 'async', 'quick please');
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(performance.now() - started).toBeLessThan(3_000); // not the 4 s the check takes
     expect(completion.choices[0]?.message.content).toBe('You said: quick please');
     expect((completion as unknown as { hook_results?: unknown }).hook_results).toBeUndefined();
   }, T);
 
   test('streaming with output guardrails: chunks as they come, then a hook_results chunk before [DONE]', async () => {
-    mock.enqueue({ kind: 'default', chunkDelayMs: 50 });
+    mock.enqueue({ kind: 'default', chunkDelayMs: 200 });
     const config = { output_guardrails: [{ id: 'no-stream', 'test.contains': { word: 'stream' }, on_fail: { feedback: { value: 0 } } }] };
     const stream = await client(config, 'stream').chat.completions.create({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'stream this' }] });
     const started = performance.now();
@@ -167,7 +167,7 @@ describe.each(E2E_DIALECTS)('hooks and guardrails end to end (%s)', (dialect) =>
     }
     const total = performance.now() - started;
     expect(text).toBe('You said: stream this');
-    expect(firstAt).toBeLessThan(total - 100); // the first chunk came long before the end
+    expect(firstAt).toBeLessThan(total - 300); // the first chunk came long before the end (the rest: 200 ms a chunk)
     expect(extra).toHaveLength(1);
     expect((extra[0] as HookResult[])[0]).toMatchObject({ id: 'no-stream', verdict: false, deny: false, feedback: { value: 0 } });
   }, T);
@@ -225,7 +225,7 @@ describe.each(E2E_DIALECTS)('hooks and guardrails end to end (%s)', (dialect) =>
     expect(JSON.parse(String(row('transform').request_body)).messages[0].content).toBe('my card is [card]');
     // Async results reach the log after the answer.
     expect(row('async').hooks).toMatchObject([{ id: 'slow-audit', async: true, verdict: true, deny: false, feedback: { value: 1, weight: 0.5, metadata: { by: 'audit' } } }]);
-    expect(row('async').hooks?.[0]?.execution_time).toBeGreaterThanOrEqual(1400);
+    expect(row('async').hooks?.[0]?.execution_time).toBeGreaterThanOrEqual(3_900);
     expect(row('stream').hooks?.[0]).toMatchObject({ id: 'no-stream', verdict: false, feedback: { value: 0 } });
     expect(row('stream-deny').hooks?.[0]).toMatchObject({ id: 'no-stream', deny: true });
     expect(row('late').hooks).toMatchObject([{ id: 'late', async: true, verdict: false, feedback: { value: -2, weight: 3 } }]);

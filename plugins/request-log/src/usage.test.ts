@@ -65,16 +65,13 @@ describe('extractUsage', () => {
       return parse(text, reviver);
     }) as typeof JSON.parse;
     let result;
-    const started = performance.now();
     try {
       result = extractUsage(body);
     } finally {
       JSON.parse = parse;
     }
-    const elapsed = performance.now() - started;
     expect(result).toEqual({ promptTokens: 120, completionTokens: 80_000, totalTokens: 80_120 });
-    expect(longest).toBeLessThan(200); // the usage object alone
-    expect(elapsed).toBeLessThan(50); // a full parse of 4 MB takes longer; this is a few string searches
+    expect(longest).toBeLessThan(200); // JSON.parse saw the usage object alone, never the 4 MB body
   });
 
   test('a nested "usage" after the top-level one is not taken for it; usage first still works', () => {

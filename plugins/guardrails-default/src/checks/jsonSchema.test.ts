@@ -48,7 +48,7 @@ describe('default.jsonSchema', () => {
     const started = performance.now();
     const r = await jsonSchema.run(output(text), { schema });
     expect(r.verdict).toBe(false);
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(performance.now() - started).toBeLessThan(5_000); // a hang guard: backtracking here takes minutes
   });
 
   test('bad parameters', () => {

@@ -39,14 +39,14 @@ describe('default.regexMatch', () => {
     expect(regexMatch.validate({ rule: '(a+)+$' })).toEqual([]);
   });
 
-  test('catastrophic patterns on 100 000 characters finish in well under a second', async () => {
+  test('catastrophic patterns on 100 000 characters finish (linear time, RE2)', async () => {
     const text = `${'a'.repeat(100_000)}!`;
     for (const rule of ['(a+)+$', '(a|aa)+$', '(a|a?)+b', '^(\\w+\\s?)*$', '(.*a){12}x']) {
       const started = performance.now();
       const r = await regexMatch.run(input(text), { rule });
       const ms = performance.now() - started;
       expect(r.verdict).toBe(false);
-      expect(ms).toBeLessThan(500);
+      expect(ms).toBeLessThan(5_000); // a hang guard: backtracking here takes minutes
     }
   });
 });

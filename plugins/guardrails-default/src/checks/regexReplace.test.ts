@@ -32,13 +32,13 @@ describe('default.regexReplace', () => {
     expect((await regexReplace.run(input('clean'), { rule: 'secret', failOnDetection: true })).verdict).toBe(true);
   });
 
-  test('catastrophic patterns on 100 000 characters finish in well under a second', async () => {
+  test('catastrophic patterns on 100 000 characters finish (linear time, RE2)', async () => {
     const started = performance.now();
     const r = await regexReplace.run(input(`${'a'.repeat(100_000)}!`), { rule: '(a+)+$' });
     expect(r.data).toMatchObject({ matches: 0 });
     const empty = await regexReplace.run(input('abc'), { rule: 'x*', replacement: '-' });
     expect(texts(empty.transformed)?.[1]).toBe('-a-b-c-');
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(performance.now() - started).toBeLessThan(5_000); // a hang guard: backtracking here takes minutes
   });
 
   test('bad parameters', () => {

@@ -31,7 +31,7 @@ describe('default.requiredMetadataKeyPairs', () => {
     const started = performance.now();
     const r = await requiredMetadataKeyPairs.run(long, { metadataPairs: { v: '^(a+)+$' }, matchType: 'regex' });
     expect(r.verdict).toBe(false);
-    expect(performance.now() - started).toBeLessThan(500);
+    expect(performance.now() - started).toBeLessThan(5_000); // a hang guard: backtracking here takes minutes
   });
 
   test('bad parameters', () => {

@@ -46,7 +46,7 @@ describe('default.validUrls', () => {
   test('long inputs stay linear', async () => {
     const started = performance.now();
     await validUrls.run(output(`http://a.com/${')'.repeat(100_000)} ${'http'.repeat(50_000)}`), {});
-    expect(performance.now() - started).toBeLessThan(500);
+    expect(performance.now() - started).toBeLessThan(5_000); // a hang guard: a quadratic scan here takes minutes
   });
 
   test('bad parameters', () => {
