@@ -1,12 +1,13 @@
 /**
  * The `bedrock` provider (cloud provider A's model runtime). Chat goes through Converse / ConverseStream for every
  * model family (Anthropic, Meta Llama, Mistral, Amazon, …), embeddings through InvokeModel (Titan, Cohere); every
- * call, passthrough ones included, is SigV4-signed with the target's svcA_ credentials. The base URL is the regional
- * runtime endpoint `https://bedrock-runtime.<svcA_region>.amazonaws.com` (region us-east-1 by default), which a
- * custom host replaces; the signing region stays svcA_region.
+ * call, passthrough ones included, is SigV4-signed with the target's svcA_ credentials (or, with svcA_role_arn, with
+ * the temporary credentials of the role they assume through STS). The base URL is the regional runtime endpoint
+ * `https://bedrock-runtime.<svcA_region>.amazonaws.com` (region us-east-1 by default), which a custom host replaces;
+ * the signing region stays svcA_region.
  */
 import { definePlugin, Errors, type EndpointTranslator, type JsonObject, type ProviderAdapter } from '@gateway/sdk';
-import { runtimeBaseUrl, signCall } from './auth.ts';
+import { createSigner, runtimeBaseUrl, signCall, stsEndpointFromEnv } from './auth.ts';
 import { converseRequest, converseResponse } from './chat.ts';
 import { embedRequest, embedResponse } from './embed.ts';
 import { bedrockError } from './errors.ts';
@@ -39,4 +40,12 @@ export const bedrock: ProviderAdapter = {
   error: bedrockError,
 };
 
-export default definePlugin({ setup: (api) => api.provider(bedrock) });
+export default definePlugin({
+  setup(api) {
+    // AWS_ENDPOINT_URL_STS (the AWS SDKs' variable): the operator's STS endpoint for svcA_role_arn, e.g. a VPC endpoint.
+    const configured = api.env.AWS_ENDPOINT_URL_STS;
+    const stsEndpoint = stsEndpointFromEnv(configured);
+    if (configured?.trim() && !stsEndpoint) api.logger.warn({ AWS_ENDPOINT_URL_STS: configured }, 'AWS_ENDPOINT_URL_STS is not an http(s) URL; using the regional STS endpoints');
+    api.provider({ ...bedrock, authorize: createSigner({ stsEndpoint }) });
+  },
+});
