@@ -77,6 +77,14 @@ describe('AWS Secrets Manager client', () => {
     expect(refused.detail).toBe('AWS STS refused AssumeRole: 403 AccessDenied');
   });
 
+  test('role_arn: keys that share only the access key id never get the session of the right ones', async () => {
+    aws.putSecret('role/kept', 'via-role');
+    const roleConfig = { ...config, role_arn: ROLE, external_id: 'ext-42', sts_endpoint: aws.url };
+    expect(await client.get(roleConfig, 'role/kept')).toEqual({ kind: 'text', value: 'via-role' });
+    const guessed = await failure(client.get({ ...roleConfig, secret_access_key: 'guessed-secret' }, 'role/kept'));
+    expect(guessed.detail).toBe('AWS STS refused AssumeRole: 403 InvalidSignatureException');
+  });
+
   test('unreachable endpoint: a retryable failure', async () => {
     const port = await closedPort();
     const down = await failure(client.get({ ...config, endpoint: `http://127.0.0.1:${port}` }, 'prod/openai'));

@@ -11,6 +11,7 @@
  */
 import type { Server } from 'bun';
 import { type Credential, verifyRequest } from '../../providers/bedrock/sigv4.ts';
+import { answerAssumeRole, type AssumeRoleCall } from '../../providers/bedrock/sts.ts';
 
 export const ACCOUNT = '123456789012';
 
@@ -53,17 +54,12 @@ function jsonError(status: number, type: string, message: string): Response {
   });
 }
 
-function xmlError(status: number, code: string, message: string): Response {
-  const body = `<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>${crypto.randomUUID()}</RequestId></ErrorResponse>`;
-  return new Response(body, { status, headers: { 'content-type': 'text/xml' } });
-}
-
 export function startAwsSecretsManager(options: AwsMockOptions): AwsSecretsManagerMock {
   const region = options.region ?? 'us-east-1';
   const credentials: Record<string, Credential> = { ...options.credentials };
   const secrets = new Map<string, StoredSecret>();
   const reads: { secretId: string; accessKeyId: string }[] = [];
-  let assumeRoleCalls = 0;
+  const stsCalls: AssumeRoleCall[] = [];
 
   const find = (id: string) => secrets.get(id) ?? [...secrets.values()].find((s) => s.arn === id);
   const keyOf = (req: Request) => /Credential=([^/]+)\//.exec(req.headers.get('authorization') ?? '')?.[1] ?? '';
@@ -94,36 +90,9 @@ export function startAwsSecretsManager(options: AwsMockOptions): AwsSecretsManag
     );
   }
 
-  function assumeRole(req: Request, body: Uint8Array): Response {
-    const rejection = verifyRequest({ method: req.method, url: req.url, headers: req.headers, body }, { credentials, region, service: 'sts' });
-    if (rejection) return xmlError(403, rejection.errorType, rejection.message);
-    const form = new URLSearchParams(new TextDecoder().decode(body));
-    if (form.get('Version') !== '2011-06-15') return xmlError(400, 'InvalidParameterValue', 'Version');
-    const roleArn = form.get('RoleArn') ?? '';
-    const role = options.roles?.[roleArn];
-    if (!role || !form.get('RoleSessionName')) return xmlError(403, 'AccessDenied', `User is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`);
-    if (role.externalId !== undefined && form.get('ExternalId') !== role.externalId)
-      return xmlError(403, 'AccessDenied', `User is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`);
-    assumeRoleCalls++;
-    const accessKeyId = `ASIA${random(16, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567')}`;
-    const secret = random(40, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/');
-    const sessionToken = random(120, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/');
-    credentials[accessKeyId] = { secret, sessionToken };
-    const expiration = new Date(Date.now() + Number(form.get('DurationSeconds') ?? 3600) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const xml = `<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
-  <AssumeRoleResult>
-    <AssumedRoleUser><AssumedRoleId>AROA3XFRBF535PLBIFPI4:${form.get('RoleSessionName')}</AssumedRoleId><Arn>${roleArn.replace(':iam::', ':sts::').replace(':role/', ':assumed-role/')}/${form.get('RoleSessionName')}</Arn></AssumedRoleUser>
-    <Credentials>
-      <AccessKeyId>${accessKeyId}</AccessKeyId>
-      <SecretAccessKey>${secret}</SecretAccessKey>
-      <SessionToken>${sessionToken}</SessionToken>
-      <Expiration>${expiration}</Expiration>
-    </Credentials>
-  </AssumeRoleResult>
-  <ResponseMetadata><RequestId>${crypto.randomUUID()}</RequestId></ResponseMetadata>
-</AssumeRoleResponse>`;
-    return new Response(xml, { headers: { 'content-type': 'text/xml' } });
-  }
+  // STS shares the bedrock tests' AssumeRole; the credentials it issues are accepted here too.
+  const assumeRole = (req: Request, body: Uint8Array) =>
+    answerAssumeRole(req, body, { region, callers: credentials, roles: options.roles ?? {}, issued: credentials }, (call) => stsCalls.push(call));
 
   const server: Server<undefined> = Bun.serve({
     port: 0,
@@ -144,7 +113,7 @@ export function startAwsSecretsManager(options: AwsMockOptions): AwsSecretsManag
     region,
     reads,
     get assumeRoleCalls() {
-      return assumeRoleCalls;
+      return stsCalls.filter((call) => call.issued).length;
     },
     putSecret(name, value) {
       const existing = secrets.get(name);

@@ -1,26 +1,21 @@
 /**
  * AWS Secrets Manager, GetSecretValue: the JSON 1.1 protocol (POST / with `X-Amz-Target:
  * secretsmanager.GetSecretValue`, body `{"SecretId": …}`), signed with SigV4 (aws4fetch) for service
- * `secretsmanager`. With `role_arn` the keys first assume the role through STS AssumeRole (query protocol, XML
- * answer); the role's temporary credentials are kept until shortly before they expire.
+ * `secretsmanager`. With `role_arn` the keys first assume the role through STS AssumeRole (the gateway's one STS
+ * client, `@gateway/provider-bedrock/sts`, called through this package's guarded `send`); the role's temporary
+ * credentials are kept until five minutes before they expire.
  */
+import { createHash } from 'node:crypto';
 import { AwsV4Signer } from 'aws4fetch';
+import { assumeRole, type AwsCredentials, RoleSessions, StsInvalidAnswer, StsRefusal } from '@gateway/provider-bedrock/sts';
 import type { JsonObject } from '@gateway/sdk';
-import { TtlCache } from '../cache.ts';
 import { ManagerFailure } from '../errors.ts';
 import type { AwsAuthConfig } from '../kinds.ts';
-import { type ClientContext, readObject, send, short, transient } from './http.ts';
+import { type ClientContext, readObject, send, transient } from './http.ts';
 import type { FetchedSecret } from './types.ts';
 
 const MANAGER = 'AWS Secrets Manager';
-
-interface Credentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-  sessionToken?: string;
-  /** Epoch ms; undefined for long-term keys. */
-  expires?: number;
-}
+const STS = 'AWS STS';
 
 const amazonSuffix = (region: string) => (region.startsWith('cn-') ? 'amazonaws.com.cn' : 'amazonaws.com');
 
@@ -39,19 +34,9 @@ function errorCode(response: Response, body: JsonObject | undefined): string {
   return (code ?? raw).split('#').pop() ?? raw;
 }
 
-const xmlText = (xml: string, tag: string): string | undefined => {
-  const match = new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(xml);
-  return match?.[1]
-    ?.replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&amp;/g, '&');
-};
-
 export class AwsSecretsManagerClient {
-  /** Assumed-role credentials by role, external id and base key. */
-  private readonly roles = new TtlCache<Credentials>(1_000);
+  /** Assumed-role credentials by role, external id, base keys and STS endpoint. */
+  private readonly roles = new RoleSessions();
 
   constructor(private readonly ctx: ClientContext) {}
 
@@ -81,51 +66,29 @@ export class AwsSecretsManagerClient {
     throw new ManagerFailure(`${MANAGER} answered without SecretString or SecretBinary`);
   }
 
-  private assumeRole(config: AwsAuthConfig): Promise<Credentials> {
-    const key = [config.role_arn, config.external_id ?? '', config.access_key_id, stsEndpoint(config)].join('\n');
-    // Kept until five minutes before they expire (the default session lasts an hour).
-    return this.roles.get(key, () => this.callAssumeRole(config), (c) => (c.expires ?? 0) - Date.now() - 5 * 60_000);
-  }
-
-  private async callAssumeRole(config: AwsAuthConfig): Promise<Credentials> {
-    const url = new URL(stsEndpoint(config)).href;
-    const form = new URLSearchParams({
-      Action: 'AssumeRole',
-      Version: '2011-06-15',
-      RoleArn: config.role_arn as string,
-      RoleSessionName: 'gateway-secret-references',
-      DurationSeconds: '3600',
-    });
-    if (config.external_id) form.set('ExternalId', config.external_id);
-    const body = form.toString();
-    const base = baseCredentials(config);
-    const signed = await new AwsV4Signer({
-      method: 'POST',
-      url,
-      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
-      body,
-      accessKeyId: base.accessKeyId,
-      secretAccessKey: base.secretAccessKey,
-      sessionToken: base.sessionToken,
-      service: 'sts',
+  private async assumeRole(config: AwsAuthConfig): Promise<AwsCredentials> {
+    // The secret and token are part of the key (hashed): keys that only share an access key id never share a session.
+    const key = createHash('sha256')
+      .update([config.role_arn, config.external_id ?? '', config.access_key_id, config.secret_access_key, config.session_token ?? '', stsEndpoint(config)].join('\n'))
+      .digest('base64');
+    const input = {
+      url: stsEndpoint(config),
       region: config.region,
-    }).sign();
-    const response = await send('AWS STS', url, { method: 'POST', headers: signed.headers, body }, this.ctx);
-    const xml = await response.text().catch(() => '');
-    if (!response.ok) {
-      throw new ManagerFailure(`AWS STS refused AssumeRole: ${response.status} ${short(xmlText(xml, 'Code') ?? 'UnknownError', 80)}`, transient(response.status));
+      credentials: baseCredentials(config),
+      roleArn: config.role_arn as string,
+      externalId: config.external_id,
+      sessionName: 'gateway-secret-references',
+    };
+    try {
+      return await this.roles.get(key, () => assumeRole(input, (url, init) => send(STS, url, init, this.ctx)));
+    } catch (error) {
+      if (error instanceof StsRefusal) throw new ManagerFailure(`AWS STS refused AssumeRole: ${error.status} ${error.code}`, transient(error.status));
+      if (error instanceof StsInvalidAnswer) throw new ManagerFailure(error.message);
+      throw error;
     }
-    const accessKeyId = xmlText(xml, 'AccessKeyId');
-    const secretAccessKey = xmlText(xml, 'SecretAccessKey');
-    const sessionToken = xmlText(xml, 'SessionToken');
-    const expiration = Date.parse(xmlText(xml, 'Expiration') ?? '');
-    if (!accessKeyId || !secretAccessKey || !sessionToken || Number.isNaN(expiration)) {
-      throw new ManagerFailure('AWS STS answered AssumeRole without credentials');
-    }
-    return { accessKeyId, secretAccessKey, sessionToken, expires: expiration };
   }
 }
 
-function baseCredentials(config: AwsAuthConfig): Credentials {
+function baseCredentials(config: AwsAuthConfig): AwsCredentials {
   return { accessKeyId: config.access_key_id, secretAccessKey: config.secret_access_key, sessionToken: config.session_token };
 }
