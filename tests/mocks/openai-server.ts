@@ -15,6 +15,7 @@
 // GET /files/{id}/content, DELETE /files/{id}. Anything else: 404 `Invalid URL (METHOD /path)`. The endpoints
 // live in openai-routes.ts, the JSON shapes in openai-fixtures.ts.
 
+import { type RecordedRequest as Received, startMockServer } from './harness.ts';
 import * as fx from './openai-fixtures.ts';
 import { createApi, isObj, type Reply } from './openai-routes.ts';
 
@@ -22,16 +23,7 @@ export { fx as fixtures };
 
 export const MOCK_API_KEY = 'sk-mock-0123456789abcdef';
 
-export interface RecordedRequest {
-  method: string;
-  /** pathname, e.g. `/v1/chat/completions` */
-  path: string;
-  /** query string with its `?`, or '' */
-  search: string;
-  /** header names in lower case */
-  headers: Record<string, string>;
-  /** the body as text (UTF-8, lossy for binary parts) */
-  body: string;
+export interface RecordedRequest extends Received {
   /** the body parsed, when it is JSON */
   json?: unknown;
   receivedAt: number;
@@ -115,7 +107,6 @@ export const frames = {
 // ----------------------------------------------------------------------------------------------------------------
 
 const enc = new TextEncoder();
-const dec = new TextDecoder('utf-8', { fatal: false });
 /** Time given to Bun to flush the bytes sent before a `cut`. */
 const CUT_SETTLE_MS = 25;
 const sleep = (ms: number) => (ms > 0 ? Bun.sleep(ms) : Promise.resolve());
@@ -141,7 +132,6 @@ export async function startOpenAIMock(opts: OpenAIMockOptions = {}): Promise<Ope
   const ids = new fx.IdSource();
   const api = createApi({ apiKey, basePath, models: opts.models ?? fx.DEFAULT_MODELS, strict: opts.strictParams ?? true, now: opts.now ?? Date.now, ids });
 
-  const requests: RecordedRequest[] = [];
   let queue: Behavior[] = [];
   let behavior: BehaviorFn | null = null;
   let stopped = false;
@@ -246,26 +236,23 @@ export async function startOpenAIMock(opts: OpenAIMockOptions = {}): Promise<Ope
     }
   }
 
-  const server = Bun.serve({
-    hostname: opts.hostname ?? '127.0.0.1',
-    port: opts.port ?? 0,
+  const server = startMockServer<RecordedRequest>({
+    hostname: opts.hostname,
+    port: opts.port,
     idleTimeout: 0, // `hang` means hang: Bun would otherwise close an idle request after 10 s
-    async fetch(req) {
-      const url = new URL(req.url);
-      const bytes = new Uint8Array(await req.arrayBuffer());
-      const headers: Record<string, string> = {};
-      req.headers.forEach((v, k) => {
-        headers[k.toLowerCase()] = v;
-      });
-      const rec: RecordedRequest = { method: req.method, path: url.pathname, search: url.search, headers, body: dec.decode(bytes), receivedAt: Date.now() };
-      if (rec.body && !(headers['content-type'] ?? '').startsWith('multipart/')) {
+    record(recorded) {
+      const rec: RecordedRequest = { ...recorded, receivedAt: Date.now() };
+      if (rec.body && !(rec.headers['content-type'] ?? '').startsWith('multipart/')) {
         try {
           rec.json = JSON.parse(rec.body);
         } catch {
           /* left undefined: a JSON route answers 400 */
         }
       }
-      const index = requests.push(rec) - 1;
+      return rec;
+    },
+    async handle({ request: req, url, bytes, entry, index }) {
+      const rec = entry as RecordedRequest;
       req.signal.addEventListener('abort', () => {
         rec.abortedAt ??= Date.now();
       });
@@ -283,12 +270,10 @@ export async function startOpenAIMock(opts: OpenAIMockOptions = {}): Promise<Ope
     },
   });
 
-  const port = server.port as number;
-  const host = server.hostname === '::' || server.hostname === '0.0.0.0' ? '127.0.0.1' : (server.hostname ?? '127.0.0.1');
-
+  const requests = server.requests;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}${basePath}`,
-    port,
+    url: `${server.url}${basePath}`,
+    port: server.port,
     requests,
     setBehavior(fn) {
       behavior = fn === null ? null : typeof fn === 'function' ? fn : () => fn;
@@ -312,7 +297,7 @@ export async function startOpenAIMock(opts: OpenAIMockOptions = {}): Promise<Ope
     },
     async stop() {
       stopped = true;
-      await server.stop(true);
+      await server.stop();
     },
   };
 }

@@ -8,7 +8,7 @@
  *   `{"error": {"code", "message"}}` (SecretNotFound 404).
  * Both live on one server: the test uses its URL as the authority host and as the vault URL.
  */
-import type { Server } from 'bun';
+import { bearerToken, startMockServer } from '../harness.ts';
 
 export const KEY_VAULT_SCOPE = 'https://vault.azure.net/.default';
 
@@ -56,9 +56,9 @@ export function startAzureKeyVault(options: AzureMockOptions): AzureKeyVaultMock
   let secretReads = 0;
   let base = '';
 
-  async function token(req: Request, tenant: string): Promise<Response> {
+  function token(text: string, tenant: string): Response {
     tokenRequests++;
-    const form = new URLSearchParams(await req.text());
+    const form = new URLSearchParams(text);
     if (tenant !== options.tenantId) return entraError(400, 'invalid_request', 90002, `Tenant '${tenant}' not found.`);
     if (form.get('grant_type') !== 'client_credentials') return entraError(400, 'unsupported_grant_type', 70003, 'The app requested an unsupported grant type.');
     if (form.get('client_id') !== options.clientId) return entraError(400, 'unauthorized_client', 700016, `Application with identifier '${form.get('client_id')}' was not found in the directory.`);
@@ -75,9 +75,9 @@ export function startAzureKeyVault(options: AzureMockOptions): AzureKeyVaultMock
     const challenge = {
       'www-authenticate': `Bearer authorization="${base}/${options.tenantId}", resource="https://vault.azure.net"`,
     };
-    const auth = req.headers.get('authorization');
-    if (!auth?.startsWith('Bearer ')) return vaultError(401, 'Unauthorized', 'AKV10000: Request is missing a Bearer or PoP token.', challenge);
-    const expires = tokens.get(auth.slice('Bearer '.length));
+    const token = bearerToken(req.headers);
+    if (token === undefined) return vaultError(401, 'Unauthorized', 'AKV10000: Request is missing a Bearer or PoP token.', challenge);
+    const expires = tokens.get(token);
     if (expires === undefined || expires < Date.now()) return vaultError(401, 'Unauthorized', 'AKV10032: Invalid issuer or the token expired.', challenge);
     const versions = secrets.get(name);
     const found = version ? versions?.find((v) => v.version === version) : versions?.[versions.length - 1];
@@ -92,19 +92,17 @@ export function startAzureKeyVault(options: AzureMockOptions): AzureKeyVaultMock
     });
   }
 
-  const server: Server<undefined> = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(req) {
-      const url = new URL(req.url);
+  const server = startMockServer({
+    record: () => undefined, // counted in tokenRequests and secretReads
+    handle({ request: req, url, text }) {
       const tokenPath = /^\/([^/]+)\/oauth2\/v2\.0\/token$/.exec(url.pathname);
-      if (tokenPath && req.method === 'POST') return token(req, decodeURIComponent(tokenPath[1] as string));
+      if (tokenPath && req.method === 'POST') return token(text, decodeURIComponent(tokenPath[1] as string));
       const secretPath = /^\/secrets\/([^/]+)(?:\/([^/]*))?$/.exec(url.pathname);
       if (secretPath && req.method === 'GET') return secret(req, url, decodeURIComponent(secretPath[1] as string), secretPath[2] ? decodeURIComponent(secretPath[2]) : undefined);
       return vaultError(404, 'NotFound', 'Not found');
     },
   });
-  base = `http://127.0.0.1:${server.port}`;
+  base = server.url;
 
   return {
     url: base,
@@ -125,7 +123,7 @@ export function startAzureKeyVault(options: AzureMockOptions): AzureKeyVaultMock
       return secretReads;
     },
     stop() {
-      server.stop(true);
+      void server.stop();
     },
   };
 }

@@ -8,7 +8,7 @@
  *   namespace, when the server has one, must come as `X-Vault-Namespace`;
  * - no such secret: 404 `{"errors": []}`; sealed: 503 `{"errors": ["Vault is sealed"]}`.
  */
-import type { Server } from 'bun';
+import { isObj, parseJson, startMockServer } from '../harness.ts';
 
 export interface VaultMockOptions {
   /** Tokens accepted. */
@@ -63,15 +63,13 @@ export function startVault(options: VaultMockOptions): VaultMock {
     return versions.length;
   }
 
-  const server: Server<undefined> = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(req) {
+  const server = startMockServer({
+    record: () => undefined, // counted in reads
+    handle({ request: req, url, text }) {
       if (sealed) return errors(503, ['Vault is sealed']);
       const token = req.headers.get('x-vault-token');
       if (!token || !options.tokens.includes(token)) return errors(403, ['permission denied']);
       if (options.namespace !== undefined && req.headers.get('x-vault-namespace') !== options.namespace) return errors(403, ['permission denied']);
-      const url = new URL(req.url);
       const prefix = `/v1/${mount}/data/`;
       if (!url.pathname.startsWith(prefix)) return errors(404, [`no handler for route "${url.pathname.slice(4)}". route entry not found.`]);
       const path = decodeURIComponent(url.pathname.slice(prefix.length));
@@ -87,13 +85,10 @@ export function startVault(options: VaultMockOptions): VaultMock {
         return Response.json(envelope({ data: version.data, metadata: metadata(version, wanted) }));
       }
       if (req.method === 'POST' || req.method === 'PUT') {
-        let body: { data?: unknown; options?: { cas?: unknown } };
-        try {
-          body = (await req.json()) as typeof body;
-        } catch {
-          return errors(400, ['failed to parse JSON input']);
-        }
-        if (body.data === null || typeof body.data !== 'object' || Array.isArray(body.data)) return errors(400, ['no data provided']);
+        const parsed = parseJson(text);
+        if (!parsed) return errors(400, ['failed to parse JSON input']);
+        const body = parsed.value as { data?: unknown; options?: { cas?: unknown } };
+        if (!isObj(body.data)) return errors(400, ['no data provided']);
         const current = store.get(path)?.length ?? 0;
         if (body.options?.cas !== undefined && Number(body.options.cas) !== current)
           return errors(400, ['check-and-set parameter did not match the current version']);
@@ -106,7 +101,7 @@ export function startVault(options: VaultMockOptions): VaultMock {
   });
 
   return {
-    url: `http://127.0.0.1:${server.port}`,
+    url: server.url,
     write,
     deleteLatest(path) {
       const versions = store.get(path);
@@ -126,7 +121,7 @@ export function startVault(options: VaultMockOptions): VaultMock {
       return reads;
     },
     stop() {
-      server.stop(true);
+      void server.stop();
     },
   };
 }

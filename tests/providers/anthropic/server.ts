@@ -11,6 +11,9 @@
  */
 import { ERROR_MESSAGE } from '../../conformance/protocol.ts';
 import { answer, type NeutralAnswer, type NeutralRequest, pieces } from '../../conformance/protocol-answer.ts';
+import { isObj, type Obj, parseJson, type RecordedRequest, startMockServer } from '../../mocks/harness.ts';
+
+export type { RecordedRequest };
 
 export const JSON_TOOL = 'json_response';
 export const THINKING_TEXT = 'Let me think about this.';
@@ -44,18 +47,6 @@ const FIELDS = new Set([
   'output_config',
 ]);
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  /** The query string, with its `?`, or ''. */
-  search: string;
-  headers: Record<string, string>;
-  body: string;
-}
 
 export interface ServerOptions {
   /** Answers a request before the protocol does (malformed answers, error events…); undefined: the protocol answers. */
@@ -327,12 +318,9 @@ async function handle(request: Request, recorded: RecordedRequest, opts: ServerO
   if (request.method !== 'POST') return anthropicError(405, 'invalid_request_error', `Method ${request.method} not allowed`);
   if (!(request.headers.get('content-type') ?? '').includes('application/json')) return anthropicError(400, 'invalid_request_error', 'content-type must be application/json');
 
-  let body: unknown;
-  try {
-    body = JSON.parse(recorded.body);
-  } catch {
-    return anthropicError(400, 'invalid_request_error', 'The request body is not valid JSON.');
-  }
+  const parsed = parseJson(recorded.body);
+  if (!parsed) return anthropicError(400, 'invalid_request_error', 'The request body is not valid JSON.');
+  const body = parsed.value;
   if (!isObj(body)) return anthropicError(400, 'invalid_request_error', 'The request body must be a JSON object.');
   const overridden = await opts.respond?.(body, recorded);
   if (overridden) return overridden;
@@ -353,21 +341,6 @@ async function handle(request: Request, recorded: RecordedRequest, opts: ServerO
 }
 
 export function startAnthropicServer(opts: ServerOptions = {}): AnthropicTestServer {
-  const requests: RecordedRequest[] = [];
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(request) {
-      const url = new URL(request.url);
-      const recorded: RecordedRequest = { method: request.method, path: url.pathname, search: url.search, headers: Object.fromEntries(request.headers), body: await request.text() };
-      requests.push(recorded);
-      return handle(request, recorded, opts);
-    },
-  });
-  return {
-    port: server.port as number,
-    baseUrl: `http://127.0.0.1:${server.port}/v1`,
-    requests,
-    stop: () => server.stop(true),
-  };
+  const server = startMockServer({ handle: ({ request, entry }) => handle(request, entry as RecordedRequest, opts) });
+  return { port: server.port, baseUrl: `${server.url}/v1`, requests: server.requests, stop: server.stop };
 }

@@ -8,6 +8,7 @@
  */
 import { embeddingFor, ERROR_MESSAGE } from '../../conformance/protocol.ts';
 import { answer, type NeutralRequest, pieces } from '../../conformance/protocol-answer.ts';
+import { bearerToken, parseJson, startMockServer } from '../../mocks/harness.ts';
 
 export interface AzureServerOptions {
   /** The key: `api-key` on Azure OpenAI paths, `Authorization: Bearer <key>` on serverless and managed paths. */
@@ -167,15 +168,11 @@ function chat(body: Record<string, unknown>, annotate: boolean): Response {
 }
 
 export function startAzureServer(options: AzureServerOptions = {}): AzureTestServer {
-  const requests: RecordedRequest[] = [];
   const deployments = options.deployments ?? {};
   const modelsVersions = options.modelsApiVersions ?? [...new Set(Object.values(deployments).flat())];
   const inferenceVersions = options.inferenceApiVersions ?? ['2024-05-01-preview'];
 
-  const bearer = (request: Request) => {
-    const auth = request.headers.get('authorization') ?? '';
-    return auth.startsWith('Bearer ') ? auth.slice(7) : undefined;
-  };
+  const bearer = (request: Request) => bearerToken(request.headers);
   const tokenOk = (request: Request) => {
     const token = bearer(request);
     return token !== undefined && (options.acceptToken?.(token) ?? false);
@@ -187,19 +184,12 @@ export function startAzureServer(options: AzureServerOptions = {}): AzureTestSer
   const endpointAuthorized = (request: Request) =>
     (options.apiKey !== undefined && bearer(request) === options.apiKey) || tokenOk(request);
 
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(request) {
-      const url = new URL(request.url);
-      const bodyText = await request.text();
-      requests.push({ method: request.method, path: url.pathname + url.search, headers: Object.fromEntries(request.headers), body: bodyText });
-      let body: Record<string, unknown>;
-      try {
-        body = JSON.parse(bodyText || '{}') as Record<string, unknown>;
-      } catch {
-        return azureError(400, 'BadRequest', 'The request body is not valid JSON.');
-      }
+  const server = startMockServer<RecordedRequest>({
+    record: ({ method, path, search, headers, body }) => ({ method, path: path + search, headers, body }),
+    handle({ request, url, text }) {
+      const parsed = parseJson(text || '{}');
+      if (!parsed) return azureError(400, 'BadRequest', 'The request body is not valid JSON.');
+      const body = parsed.value as Record<string, unknown>;
       const version = url.searchParams.get('api-version');
 
       // ---- Azure OpenAI --------------------------------------------------------------------------------------
@@ -259,12 +249,5 @@ export function startAzureServer(options: AzureServerOptions = {}): AzureTestSer
       return azureError(404, 'NotFound', 'Resource not found');
     },
   });
-  return {
-    url: `http://127.0.0.1:${server.port}`,
-    port: server.port as number,
-    requests,
-    stop: async () => {
-      await server.stop(true);
-    },
-  };
+  return server;
 }

@@ -3,6 +3,8 @@
  * answering `{token_type, expires_in, ext_expires_in, access_token}` or Entra's error body
  * (`{error, error_description, error_codes, …}`) for a wrong client or secret.
  */
+import { startMockServer } from '../../mocks/harness.ts';
+
 export interface TokenServerOptions {
   tenantId: string;
   clientId: string;
@@ -32,7 +34,6 @@ export interface TokenServer {
 
 export function startTokenServer(options: TokenServerOptions): TokenServer {
   const issued = new Map<string, { scope: string; expiresAt: number }>();
-  const requests: TokenRequest[] = [];
   let counter = 0;
   const state: { failWith: number | undefined } = { failWith: undefined };
   const entraError = (status: number, error: string, description: string, code: number) =>
@@ -48,13 +49,11 @@ export function startTokenServer(options: TokenServerOptions): TokenServer {
       { status },
     );
 
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(request) {
-      const url = new URL(request.url);
-      const form = Object.fromEntries(new URLSearchParams(await request.text()));
-      requests.push({ path: url.pathname, contentType: request.headers.get('content-type'), form });
+  const formOf = (text: string) => Object.fromEntries(new URLSearchParams(text));
+  const server = startMockServer<TokenRequest>({
+    record: ({ path, headers, body }) => ({ path, contentType: headers['content-type'] ?? null, form: formOf(body) }),
+    handle({ request, url, text }) {
+      const form = formOf(text);
       if (request.method !== 'POST' || url.pathname !== `/${options.tenantId}/oauth2/v2.0/token`) {
         return entraError(400, 'invalid_request', `AADSTS90002: Tenant '${url.pathname.split('/')[1]}' not found.`, 90002);
       }
@@ -75,8 +74,8 @@ export function startTokenServer(options: TokenServerOptions): TokenServer {
     },
   });
   return {
-    url: `http://127.0.0.1:${server.port}`,
-    requests,
+    url: server.url,
+    requests: server.requests,
     isValid(token, scope) {
       const entry = issued.get(token);
       return entry !== undefined && entry.expiresAt > Date.now() && (scope === undefined || entry.scope === scope);
@@ -87,8 +86,6 @@ export function startTokenServer(options: TokenServerOptions): TokenServer {
     set failWith(status) {
       state.failWith = status;
     },
-    stop: async () => {
-      await server.stop(true);
-    },
+    stop: server.stop,
   };
 }

@@ -11,9 +11,9 @@
  */
 import { embeddingFor, ERROR_MESSAGE } from '../../conformance/protocol.ts';
 import { answer, type NeutralAnswer, type NeutralRequest, pieces } from '../../conformance/protocol-answer.ts';
+import { isObj, type Obj, parseJson, type RecordedRequest, startMockServer, streamedResponse } from '../../mocks/harness.ts';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+export type { RecordedRequest };
 
 export const MODELS = [
   { name: 'command-a-03-2025', endpoints: ['generate', 'chat', 'summarize'], finetuned: false, context_length: 256000, default_endpoints: ['chat'] },
@@ -29,15 +29,6 @@ const CHAT_FIELDS = new Set([
 const EMBED_FIELDS = new Set(['model', 'texts', 'images', 'inputs', 'input_type', 'embedding_types', 'output_dimension', 'truncate', 'max_tokens']);
 const INPUT_TYPES = new Set(['search_document', 'search_query', 'classification', 'clustering', 'image']);
 const EMBEDDING_TYPES = new Set(['float', 'int8', 'uint8', 'binary', 'ubinary', 'base64']);
-
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  /** The query string, with its `?`, or ''. */
-  search: string;
-  headers: Record<string, string>;
-  body: string;
-}
 
 export interface ServerOptions {
   /** Answers a request before the protocol does (malformed answers, error events…); undefined: the protocol answers. */
@@ -251,18 +242,7 @@ export function streamEvents(id: string, result: Exclude<NeutralAnswer, { kind: 
 /** An SSE answer: one string at once, or several parts written one after another (`delayMs` apart). */
 export function sse(body: string | string[], delayMs = 5): Response {
   const headers = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
-  if (typeof body === 'string') return new Response(body, { headers });
-  const encoder = new TextEncoder();
-  const stream = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      for (const part of body) {
-        controller.enqueue(encoder.encode(part));
-        await Bun.sleep(delayMs);
-      }
-      controller.close();
-    },
-  });
-  return new Response(stream, { headers });
+  return typeof body === 'string' ? new Response(body, { headers }) : streamedResponse(body, headers, delayMs);
 }
 
 function validateEmbedBody(body: Obj): string | undefined {
@@ -284,12 +264,9 @@ async function handle(request: Request, recorded: RecordedRequest, opts: ServerO
   if (request.method !== 'POST' || (recorded.path !== '/v2/chat' && recorded.path !== '/v2/embed'))
     return cohereError(404, `no route for ${request.method} ${recorded.path}`);
 
-  let body: unknown;
-  try {
-    body = JSON.parse(recorded.body);
-  } catch {
-    return cohereError(400, invalid('the body is not valid JSON'));
-  }
+  const parsed = parseJson(recorded.body);
+  if (!parsed) return cohereError(400, invalid('the body is not valid JSON'));
+  const body = parsed.value;
   if (!isObj(body)) return cohereError(400, invalid('the body must be a JSON object'));
   const scripted = await opts.respond?.(body, recorded);
   if (scripted) return scripted;
@@ -319,22 +296,6 @@ async function handle(request: Request, recorded: RecordedRequest, opts: ServerO
 }
 
 export function startCohereServer(opts: ServerOptions = {}): CohereTestServer {
-  const requests: RecordedRequest[] = [];
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(request) {
-      const url = new URL(request.url);
-      const recorded: RecordedRequest = {
-        method: request.method,
-        path: url.pathname,
-        search: url.search,
-        headers: Object.fromEntries(request.headers),
-        body: await request.text(),
-      };
-      requests.push(recorded);
-      return handle(request, recorded, opts);
-    },
-  });
-  return { port: server.port as number, baseUrl: `http://127.0.0.1:${server.port}`, requests, stop: () => server.stop(true) };
+  const server = startMockServer({ handle: ({ request, entry }) => handle(request, entry as RecordedRequest, opts) });
+  return { port: server.port, baseUrl: server.url, requests: server.requests, stop: server.stop };
 }

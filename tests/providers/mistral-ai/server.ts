@@ -18,9 +18,9 @@
  */
 import { embeddingFor, ERROR_MESSAGE } from '../../conformance/protocol.ts';
 import { answer, type NeutralRequest, pieces } from '../../conformance/protocol-answer.ts';
+import { isObj, type Obj, parseJson, type RecordedRequest, startMockServer } from '../../mocks/harness.ts';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+export type { RecordedRequest };
 
 export const MODELS = [
   { id: 'mistral-large-latest', object: 'model', created: 1732060800, owned_by: 'mistralai', capabilities: { completion_chat: true, function_calling: true, vision: false } },
@@ -40,14 +40,6 @@ const MESSAGE_FIELDS: Record<string, Set<string>> = {
 };
 const EMBED_FIELDS = new Set(['model', 'input', 'output_dimension', 'output_dtype', 'encoding_format', 'metadata']);
 const TOOL_CALL_ID = /^[a-zA-Z0-9]{9}$/;
-
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  search: string;
-  headers: Record<string, string>;
-  body: string;
-}
 
 export interface ServerOptions {
   /** Answers a request before the protocol does; undefined: the protocol answers. */
@@ -192,12 +184,9 @@ async function handle(request: Request, recorded: RecordedRequest, opts: ServerO
   if (request.method === 'GET' && recorded.path === '/v1/models') return Response.json({ object: 'list', data: MODELS });
   const routes = ['/v1/chat/completions', '/v1/embeddings'];
   if (request.method !== 'POST' || !routes.includes(recorded.path)) return Response.json({ detail: 'Not Found' }, { status: 404 });
-  let body: unknown;
-  try {
-    body = JSON.parse(recorded.body);
-  } catch {
-    return mistralError(400, 'Invalid JSON body');
-  }
+  const parsed = parseJson(recorded.body);
+  if (!parsed) return mistralError(400, 'Invalid JSON body');
+  const body = parsed.value;
   if (!isObj(body)) return unprocessable([{ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary' }]);
   const scripted = await opts.respond?.(body, recorded);
   if (scripted) return scripted;
@@ -206,16 +195,6 @@ async function handle(request: Request, recorded: RecordedRequest, opts: ServerO
 }
 
 export function startMistralServer(opts: ServerOptions = {}): MistralTestServer {
-  const requests: RecordedRequest[] = [];
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(request) {
-      const url = new URL(request.url);
-      const recorded: RecordedRequest = { method: request.method, path: url.pathname, search: url.search, headers: Object.fromEntries(request.headers), body: await request.text() };
-      requests.push(recorded);
-      return handle(request, recorded, opts);
-    },
-  });
-  return { port: server.port as number, baseUrl: `http://127.0.0.1:${server.port}/v1`, requests, stop: () => server.stop(true) };
+  const server = startMockServer({ handle: ({ request, entry }) => handle(request, entry as RecordedRequest, opts) });
+  return { port: server.port, baseUrl: `${server.url}/v1`, requests: server.requests, stop: server.stop };
 }

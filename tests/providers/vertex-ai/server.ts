@@ -19,21 +19,13 @@ import { embeddingFor, ERROR_MESSAGE, wordCount } from '../../conformance/protoc
 import { answer, type NeutralAnswer } from '../../conformance/protocol-answer.ts';
 import { anthropicError, CACHED_TOKENS, isJsonMode, JSON_TOOL, neutralRequest, streamEvents, validateMessagesBody } from '../anthropic/server.ts';
 import { answerGemini, googleError } from '../google/gemini-wire.ts';
+import { bearerToken, isObj, type Obj, parseJson, type RecordedRequest, startMockServer } from '../../mocks/harness.ts';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+export type { RecordedRequest };
 
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 export const SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
-
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  search: string;
-  headers: Record<string, string>;
-  body: string;
-}
 
 export interface VertexTestServer {
   baseUrl: string;
@@ -125,7 +117,6 @@ export async function startVertexServer(opts: VertexServerOptions = {}): Promise
   const privateKeyPem = await exportPKCS8(privateKey);
   const clientEmail = `gateway-test@${project}.iam.gserviceaccount.com`;
   const keyId = 'key-conformance-1';
-  const requests: RecordedRequest[] = [];
   const tokenRequests: VertexTestServer['tokenRequests'] = [];
   const issued = new Map<string, number>();
   let tokenUri = '';
@@ -160,16 +151,13 @@ export async function startVertexServer(opts: VertexServerOptions = {}): Promise
     return Response.json({ access_token: accessToken, expires_in: lifetime, token_type: 'Bearer' });
   }
 
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(request) {
-      const url = new URL(request.url);
-      const text = await request.text();
-      if (url.pathname === '/token' && request.method === 'POST') return token(request, text);
-      requests.push({ method: request.method, path: url.pathname, search: url.search, headers: Object.fromEntries(request.headers), body: text });
-
-      const bearer = /^Bearer (.+)$/.exec(request.headers.get('authorization') ?? '')?.[1];
+  const isToken = (request: Request, url: URL) => url.pathname === '/token' && request.method === 'POST';
+  const server = startMockServer({
+    // token requests are kept apart, in tokenRequests
+    record: (recorded, { request, url }) => (isToken(request, url) ? undefined : recorded),
+    handle({ request, url, text }) {
+      if (isToken(request, url)) return token(request, text);
+      const bearer = bearerToken(request.headers);
       const expires = bearer ? issued.get(bearer) : undefined;
       if (expires === undefined || Date.now() >= expires) return unauthenticated();
 
@@ -182,12 +170,7 @@ export async function startVertexServer(opts: VertexServerOptions = {}): Promise
       if (p !== project) return googleError(403, 'PERMISSION_DENIED', `Permission denied on resource project ${p}.`);
       if (l !== region) return googleError(400, 'FAILED_PRECONDITION', `Location ${l} is not the one this test server serves.`);
       if (request.method !== 'POST') return googleError(405, 'INVALID_ARGUMENT', `Method ${request.method} not allowed`);
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        return googleError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.');
-      }
+      const body = parseJson(text)?.value;
       if (!isObj(body)) return googleError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.');
 
       if (endpoint !== undefined) return answerGemini(method, endpoint, body, url.searchParams.get('alt') === 'sse');
@@ -201,7 +184,7 @@ export async function startVertexServer(opts: VertexServerOptions = {}): Promise
       return answerGemini(method, name, body, url.searchParams.get('alt') === 'sse');
     },
   });
-  const baseUrl = `http://127.0.0.1:${server.port}`;
+  const baseUrl = server.url;
   tokenUri = `${baseUrl}/token`;
   return {
     baseUrl,
@@ -218,8 +201,8 @@ export async function startVertexServer(opts: VertexServerOptions = {}): Promise
       auth_uri: 'https://accounts.google.com/o/oauth2/auth',
       token_uri: tokenUri,
     },
-    requests,
+    requests: server.requests,
     tokenRequests,
-    stop: () => server.stop(true),
+    stop: server.stop,
   };
 }
