@@ -9,9 +9,9 @@
  * Every request's SigV4 signature is recomputed with the server's copy of the secret key (tests/providers/bedrock/
  * sigv4.ts, written from the specification independently of aws4fetch) and refused when it differs.
  */
-import type { Server } from 'bun';
 import { type Credential, verifyRequest } from '../../providers/bedrock/sigv4.ts';
 import { answerAssumeRole, type AssumeRoleCall } from '../../providers/bedrock/sts.ts';
+import { startMockServer } from '../harness.ts';
 
 export const ACCOUNT = '123456789012';
 
@@ -94,12 +94,10 @@ export function startAwsSecretsManager(options: AwsMockOptions): AwsSecretsManag
   const assumeRole = (req: Request, body: Uint8Array) =>
     answerAssumeRole(req, body, { region, callers: credentials, roles: options.roles ?? {}, issued: credentials }, (call) => stsCalls.push(call));
 
-  const server: Server<undefined> = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(req) {
-      if (req.method !== 'POST' || new URL(req.url).pathname !== '/') return jsonError(404, 'UnknownOperationException', 'Not found');
-      const body = new Uint8Array(await req.arrayBuffer());
+  const server = startMockServer({
+    record: () => undefined, // the calls that count are in `reads` and the STS calls
+    handle({ request: req, url, bytes: body }) {
+      if (req.method !== 'POST' || url.pathname !== '/') return jsonError(404, 'UnknownOperationException', 'Not found');
       const target = req.headers.get('x-amz-target');
       if (target === null && (req.headers.get('content-type') ?? '').startsWith('application/x-www-form-urlencoded')) return assumeRole(req, body);
       if (req.headers.get('content-type') !== 'application/x-amz-json-1.1') return jsonError(400, 'SerializationException', 'Content-Type must be application/x-amz-json-1.1');
@@ -109,7 +107,7 @@ export function startAwsSecretsManager(options: AwsMockOptions): AwsSecretsManag
   });
 
   return {
-    url: `http://127.0.0.1:${server.port}`,
+    url: server.url,
     region,
     reads,
     get assumeRoleCalls() {
@@ -131,7 +129,7 @@ export function startAwsSecretsManager(options: AwsMockOptions): AwsSecretsManag
       secrets.delete(name);
     },
     stop() {
-      server.stop(true);
+      void server.stop();
     },
   };
 }

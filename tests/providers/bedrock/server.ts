@@ -17,6 +17,7 @@
  */
 import { embeddingFor, ERROR_MESSAGE, wordCount } from '../../conformance/protocol.ts';
 import { answer, type NeutralAnswer, type NeutralRequest, pieces } from '../../conformance/protocol-answer.ts';
+import { isObj, type Obj, startMockServer } from '../../mocks/harness.ts';
 import { concatBytes, encodeMessage, eventMessage, exceptionMessage } from './eventstream.ts';
 import { type Credential, verifyRequest } from './sigv4.ts';
 
@@ -40,8 +41,6 @@ export interface BedrockServer {
   stop(): Promise<void>;
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (value: unknown): value is Obj => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 class Invalid extends Error {}
 const invalid = (message: string): never => {
@@ -366,19 +365,14 @@ function invoke(body: Obj, model: string): Response {
 // ---- the server ------------------------------------------------------------------------------------------------
 
 export async function startBedrockServer(opts: { credentials?: Record<string, Credential> } = {}): Promise<BedrockServer> {
-  const requests: RecordedRequest[] = [];
   const credentials = opts.credentials ?? {
     [KEY.id]: { secret: KEY.secret },
     [TEMP_KEY.id]: { secret: TEMP_KEY.secret, sessionToken: TEMP_KEY.sessionToken },
   };
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(request) {
-      const bytes = new Uint8Array(await request.arrayBuffer());
-      const rawPath = request.url.replace(/^[a-z]+:\/\/[^/]+/i, '').split('?')[0] as string;
-      const text = new TextDecoder().decode(bytes);
-      requests.push({ method: request.method, path: rawPath, headers: Object.fromEntries(request.headers), body: text });
+  const server = startMockServer<RecordedRequest>({
+    record: ({ method, path, headers, body }) => ({ method, path, headers, body }),
+    handle({ request, url, bytes, text }) {
+      const rawPath = url.pathname;
 
       const rejected = verifyRequest({ method: request.method, url: request.url, headers: request.headers, body: bytes }, { credentials, region: REGION, service: 'bedrock' });
       if (rejected) return error(rejected.status, rejected.errorType, rejected.message);
@@ -423,5 +417,5 @@ export async function startBedrockServer(opts: { credentials?: Record<string, Cr
       }
     },
   });
-  return { url: `http://127.0.0.1:${server.port}`, requests, stop: () => server.stop(true) };
+  return { url: server.url, requests: server.requests, stop: server.stop };
 }

@@ -8,6 +8,7 @@
  * Issued credentials are added to `issued` (the caller's record, handed to the Bedrock or Secrets Manager mock), so
  * the service behind accepts them, with their session token, and nothing else it was not given.
  */
+import { startMockServer } from '../../mocks/harness.ts';
 import { type Credential, verifyRequest } from './sigv4.ts';
 
 export interface StsRole {
@@ -101,25 +102,23 @@ export interface StsServer {
 export function startStsServer(options: StsOptions): StsServer {
   const calls: AssumeRoleCall[] = [];
   let failure: { status: number; code: string; message: string } | undefined;
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(req) {
-      const body = new Uint8Array(await req.arrayBuffer());
-      if (req.method !== 'POST' || new URL(req.url).pathname !== '/') return stsError(404, 'UnknownOperation', 'Not found');
+  const server = startMockServer({
+    record: () => undefined, // the calls that count are in `calls`
+    handle({ request: req, url, bytes: body, text }) {
+      if (req.method !== 'POST' || url.pathname !== '/') return stsError(404, 'UnknownOperation', 'Not found');
       if (failure) {
-        calls.push({ signedBy: '', form: Object.fromEntries(new URLSearchParams(new TextDecoder().decode(body))) });
+        calls.push({ signedBy: '', form: Object.fromEntries(new URLSearchParams(text)) });
         return stsError(failure.status, failure.code, failure.message);
       }
       return answerAssumeRole(req, body, options, (call) => calls.push(call));
     },
   });
   return {
-    url: `http://127.0.0.1:${server.port}`,
+    url: server.url,
     calls,
     fail(error) {
       failure = error;
     },
-    stop: () => server.stop(true),
+    stop: server.stop,
   };
 }
