@@ -7,6 +7,10 @@ import type { ApiKeyType, Caller, GuardrailCheck } from '@gateway/sdk';
 import { setCheckLookup, setSavedGuardrailResolver } from './hooks.ts';
 import { parseConfigHeader } from './parse.ts';
 import { validateConfig } from './validate.ts';
+import { useWorkspaceFields } from './testing/workspace-fields.ts';
+
+// The fields of this workspace's providers and strategies, as a gateway loading them assembles them.
+useWorkspaceFields();
 
 const checks = new Map<string, GuardrailCheck>(
   [

@@ -12,3 +12,4 @@ export {
   type SavedGuardrailResolver,
 } from './hooks.ts';
 export { LIMITS as CONFIG_LIMITS } from './scan.ts';
+export { assembleConfig, loadedConfig, useLoadedFields, type FieldSources, type LoadedConfig } from './fields.ts';

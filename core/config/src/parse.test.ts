@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { GatewayError, type GatewayConfig } from '@gateway/sdk';
 import { clearConfigCache, parseConfigHeader, setSavedConfigResolver } from './parse.ts';
+import { useWorkspaceFields } from './testing/workspace-fields.ts';
+
+// The fields of this workspace's providers and strategies, as a gateway loading them assembles them.
+useWorkspaceFields();
 
 afterEach(() => {
   clearConfigCache();

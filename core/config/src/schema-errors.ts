@@ -53,6 +53,9 @@ function reason(error: ValueError): string {
       return `at most ${schema.maxItems} items`;
     case ValueErrorType.Union:
       return unionReason(schema);
+    case ValueErrorType.Literal:
+      // A union of one (a gateway with one strategy mode) is the literal itself: worded as the union would be.
+      return `must be one of: ${String(schema.const)}`;
     default:
       return TYPE_REASONS[error.type] ?? lowerFirst(error.message);
   }

@@ -1,6 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import { validateConfig } from './validate.ts';
 import { parseParamPath, WILDCARD } from '@gateway/sdk';
+import { useWorkspaceFields } from './testing/workspace-fields.ts';
+
+// The fields of this workspace's providers and strategies, as a gateway loading them assembles them.
+useWorkspaceFields();
 
 /** The violations of an invalid config (fails the test if it was valid). */
 function violationsOf(value: unknown): string[] {
@@ -351,12 +355,14 @@ describe('cross-field rules', () => {
   });
 });
 
+/** The generic property sets in SPEC.md's order, then the loaded providers' credential sets in load order. */
 const SETS_LIST =
   'provider+api_key, provider+custom_host, virtual_key, strategy+targets, cache, retry, prompt_id, forward_headers, ' +
-  'request_timeout, provider+svcA_access_key_id+svcA_secret_access_key, provider+svcC_region+svcC_service_account_json, ' +
-  'provider+svcC_region+svcC_project_id, provider+svcB_deployment_name+svcB_deployment_type+svcB_region+svcB_api_version, ' +
-  'provider+svcB_endpoint_name+svcB_deployment_type, after_request_hooks, before_request_hooks, input_guardrails, ' +
-  'output_guardrails, passthrough, provider+Authorization, provider+svcB_entra_tenant_id+svcB_entra_client_id+svcB_entra_client_secret';
+  'request_timeout, after_request_hooks, before_request_hooks, input_guardrails, output_guardrails, passthrough, ' +
+  'provider+Authorization, provider+svcB_deployment_name+svcB_deployment_type+svcB_region+svcB_api_version, ' +
+  'provider+svcB_endpoint_name+svcB_deployment_type, provider+svcB_entra_tenant_id+svcB_entra_client_id+svcB_entra_client_secret, ' +
+  'provider+svcA_access_key_id+svcA_secret_access_key, provider+svcC_region+svcC_service_account_json, ' +
+  'provider+svcC_region+svcC_project_id';
 
 describe('hardening', () => {
   test('__proto__, constructor and prototype keys anywhere', () => {

@@ -1,21 +1,18 @@
 /**
  * validateConfig: the one place that decides whether a value is a config. Five passes, every violation collected:
- * a bounded scan (size, depth, forbidden keys), the compiled schema, SPEC.md's cross-field rules, the work limits
+ * a bounded scan (size, depth, forbidden keys), the schema compiled for the loaded plugins (fields.ts), SPEC.md's cross-field rules, the work limits
  * (targets, worst-case provider calls; see budget.ts), then the guardrail checks that hooks name (known ids, valid
  * parameters; see hooks.ts).
  */
-import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { ConfigSchema, type GatewayConfig } from '@gateway/sdk';
+import type { GatewayConfig } from '@gateway/sdk';
 import { budgetViolations } from './budget.ts';
+import { loadedConfig } from './fields.ts';
 import { type GuardrailScope, hookViolations } from './hooks.ts';
 import { ruleViolations } from './rules.ts';
 import { scan } from './scan.ts';
 import { schemaViolations } from './schema-errors.ts';
 
 export type ConfigValidation = { ok: true; config: GatewayConfig } | { ok: false; violations: string[] };
-
-/** Compiled once at load: compiling is the expensive part, checking is cheap. */
-const compiled = TypeCompiler.Compile(ConfigSchema);
 
 /** `scope`: whose saved guardrails the config may name (none without it). */
 export function validateConfig(value: unknown, scope?: GuardrailScope): ConfigValidation {
@@ -26,9 +23,12 @@ export function validateConfig(value: unknown, scope?: GuardrailScope): ConfigVa
   if (scanned.fatal) return { ok: false, violations: scanned.violations };
 
   const violations = [...scanned.violations];
+  // Compiled once at start-up for what loaded (fields.ts): compiling is the expensive part, checking is cheap.
+  const loaded = loadedConfig();
+  const { compiled } = loaded;
   try {
     if (!compiled.Check(value)) violations.push(...schemaViolations(compiled.Errors(value), value, scanned.forbidden));
-    violations.push(...ruleViolations(value));
+    violations.push(...ruleViolations(value, [], loaded));
     violations.push(...budgetViolations(value));
     // Checks named by hooks and guardrails exist and accept their parameters (when the server set the check registry).
     violations.push(...hookViolations(value, scope));

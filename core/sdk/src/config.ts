@@ -1,10 +1,13 @@
 /**
- * The routing config (SPEC.md "Config object") as a TypeBox schema. A target is itself a config, so one recursive
- * schema serves both. Every object is closed (`additionalProperties: false`) except the places the spec leaves
- * free-form: payload params, conditional queries, check parameters, feedback metadata, service-account JSON.
- * Cross-field rules (property sets, strategy/targets pairing, passthrough exclusivity…) live in `@gateway/config`.
+ * The routing config (SPEC.md "Config object"): its generic fields as TypeBox schemas. The closed schema a config is
+ * checked against is assembled at start-up (`configSchema`) from these and the fields of the loaded plugins
+ * (config-fields.ts): a provider's credential fields, a strategy's fields. A target is itself a config, so one
+ * recursive schema serves both. Every object is closed (`additionalProperties: false`) except the places the spec
+ * leaves free-form: payload params, check parameters, feedback metadata. Cross-field rules (property sets,
+ * strategy/targets pairing, passthrough exclusivity…) live in `@gateway/config`.
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { type Static, type TLiteral, type TProperties, type TSchema, Type } from '@sinclair/typebox';
+import type { PluginConfigFields, PluginStrategyFields } from './config-fields.ts';
 
 const closed = { additionalProperties: false } as const;
 const opt = <T extends TSchema>(schema: T) => Type.Optional(schema);
@@ -67,21 +70,6 @@ const guardrailEntry = <O extends TSchema>(outcome: O) =>
     ),
   ]);
 
-const Strategy = Type.Object(
-  {
-    mode: Type.Union([
-      Type.Literal('single'),
-      Type.Literal('loadbalance'),
-      Type.Literal('fallback'),
-      Type.Literal('conditional'),
-    ]),
-    conditions: opt(Type.Array(Type.Object({ query: FreeObject, then: Type.String() }, closed))),
-    default: opt(Type.String()),
-    on_status_codes: opt(StatusCodes),
-  },
-  closed,
-);
-
 const Cache = Type.Object(
   {
     mode: Type.Union([Type.Literal('simple'), Type.Literal('semantic')]),
@@ -111,82 +99,89 @@ const CircuitBreaker = Type.Object(
   closed,
 );
 
-const Deployment = Type.Object(
-  {
-    deployment_id: Type.String(),
-    alias: Type.String(),
-    api_version: Type.String(),
-    is_default: opt(Type.Boolean()),
-  },
-  closed,
-);
+/** The generic `strategy` object; `mode` is one of the loaded strategies, the other fields theirs. */
+const strategyObject = (modes: readonly string[], fields: TProperties) =>
+  Type.Object(
+    {
+      mode: Type.Union(modes.map((mode): TLiteral<string> => Type.Literal(mode))),
+      ...optional(fields),
+      on_status_codes: opt(StatusCodes),
+    },
+    closed,
+  );
+
+/** Every declared field is optional wherever it appears. */
+function optional(fields: TProperties): TProperties {
+  return Object.fromEntries(Object.entries(fields).map(([name, schema]) => [name, opt(schema)]));
+}
 
 const Str = () => opt(Type.String());
 
-export const ConfigSchema = Type.Recursive(
-  (Self) =>
-    Type.Object(
-      {
-        strategy: opt(Strategy),
-        targets: opt(Type.Array(Self)),
-        name: Str(),
-        provider: Str(),
-        api_key: Str(),
-        virtual_key: Str(),
-        prompt_id: Str(),
-        strict_wire_compliance: opt(Type.Boolean()),
-        override_params: opt(FreeObject),
-        default_params: opt(FreeObject),
-        drop_params: opt(Type.Array(Type.String())),
-        /** Milliseconds. */
-        request_timeout: opt(Type.Integer({ minimum: 1 })),
-        cache: opt(Cache),
-        retry: opt(Retry),
-        cb_config: opt(CircuitBreaker),
-        weight: opt(Type.Number({ minimum: 0 })),
-        on_status_codes: opt(StatusCodes),
-        custom_host: Str(),
-        passthrough: opt(Type.Boolean()),
-        forward_headers: opt(Type.Array(Type.String())),
-        resource_name: Str(),
-        deployment_id: Str(),
-        api_version: Str(),
-        deployments: opt(Type.Array(Deployment)),
-        svcA_access_key_id: Str(),
-        svcA_secret_access_key: Str(),
-        svcA_region: Str(),
-        svcA_session_token: Str(),
-        svcD_organization: Str(),
-        svcD_project: Str(),
-        svcC_project_id: Str(),
-        svcC_region: Str(),
-        svcC_service_account_json: opt(FreeObject),
-        svcB_region: Str(),
-        svcB_deployment_name: Str(),
-        svcB_endpoint_name: Str(),
-        svcB_api_version: Str(),
-        svcB_deployment_type: opt(Type.Union([Type.Literal('serverless'), Type.Literal('managed')])),
-        svcB_entra_scope: Str(),
-        // Microsoft Entra ID service principal (client-credentials grant) for the Azure-style provider.
-        svcB_entra_tenant_id: Str(),
-        svcB_entra_client_id: Str(),
-        svcB_entra_client_secret: Str(),
-        svcB_resource_name: Str(),
-        svcB_deployment_id: Str(),
-        svcB_model_name: Str(),
-        Authorization: Str(),
-        before_request_hooks: opt(Type.Array(BeforeRequestHook)),
-        after_request_hooks: opt(Type.Array(AfterRequestHook)),
-        input_guardrails: opt(Type.Array(guardrailEntry(Outcome))),
-        output_guardrails: opt(Type.Array(guardrailEntry(OutcomeWithDeny))),
-      },
-      closed,
-    ),
-  { $id: 'GatewayConfig' },
-);
+/** The fields every config may carry whatever plugins are loaded, in the order violations are reported. */
+const genericFields = (Self: TSchema, strategy: TSchema) => ({
+  strategy: opt(strategy),
+  targets: opt(Type.Array(Self)),
+  name: Str(),
+  provider: Str(),
+  api_key: Str(),
+  virtual_key: Str(),
+  prompt_id: Str(),
+  strict_wire_compliance: opt(Type.Boolean()),
+  override_params: opt(FreeObject),
+  default_params: opt(FreeObject),
+  drop_params: opt(Type.Array(Type.String())),
+  /** Milliseconds. */
+  request_timeout: opt(Type.Integer({ minimum: 1 })),
+  cache: opt(Cache),
+  retry: opt(Retry),
+  cb_config: opt(CircuitBreaker),
+  weight: opt(Type.Number({ minimum: 0 })),
+  on_status_codes: opt(StatusCodes),
+  custom_host: Str(),
+  passthrough: opt(Type.Boolean()),
+  forward_headers: opt(Type.Array(Type.String())),
+  Authorization: Str(),
+  before_request_hooks: opt(Type.Array(BeforeRequestHook)),
+  after_request_hooks: opt(Type.Array(AfterRequestHook)),
+  input_guardrails: opt(Type.Array(guardrailEntry(Outcome))),
+  output_guardrails: opt(Type.Array(guardrailEntry(OutcomeWithDeny))),
+});
 
-export type GatewayConfig = Static<typeof ConfigSchema>;
+/** What the loaded plugins add to the config (config-fields.ts), merged by the core at start-up. */
+export interface ConfigSchemaParts {
+  /** The registered strategy modes, in registration order (the order an unknown mode's message lists them). */
+  modes: readonly string[];
+  /** The `strategy` object's fields beyond `mode` and `on_status_codes`. */
+  strategyFields: TProperties;
+  /** Top-level fields of providers and other plugins (after the generic ones). */
+  fields: TProperties;
+}
+
+/** The closed config schema for what loaded: generic fields first, then the plugins' in load order. */
+export function configSchema(parts: ConfigSchemaParts) {
+  const strategy = strategyObject(parts.modes, parts.strategyFields);
+  return Type.Recursive((Self) => Type.Object({ ...genericFields(Self, strategy), ...optional(parts.fields) }, closed), {
+    $id: 'GatewayConfig',
+  });
+}
+
+/** The names of the generic fields (a plugin may not declare one of them). */
+export const GENERIC_CONFIG_FIELDS: ReadonlySet<string> = new Set(Object.keys(genericFields(Type.Unknown(), Type.Unknown())));
+
+const TypedGenerics = Type.Object(genericFields(Type.Unknown(), strategyObject(['single'], {})));
+type Generic = Static<typeof TypedGenerics>;
+
+/** The `strategy` object: `mode` names a loaded strategy (`single`, `loadbalance`, `fallback`, `conditional`, …). */
+export interface ConfigStrategy extends PluginStrategyFields {
+  mode: string;
+  on_status_codes?: number[];
+}
+
+/** A routing config as validated: the generic fields, and those of the loaded plugins (`PluginConfigFields`). */
+export interface GatewayConfig extends Omit<Generic, 'targets' | 'strategy'>, PluginConfigFields {
+  strategy?: ConfigStrategy;
+  targets?: GatewayConfig[];
+}
 export type TargetConfig = GatewayConfig;
-export type ConfigStrategy = Static<typeof Strategy>;
 export type BeforeRequestHookConfig = Static<typeof BeforeRequestHook>;
 export type AfterRequestHookConfig = Static<typeof AfterRequestHook>;

@@ -1,6 +1,7 @@
 export * from './types.ts';
 export * from './errors.ts';
 export * from './config.ts';
+export * from './config-fields.ts';
 export * from './provider.ts';
 export * from './plugin.ts';
 export * from './db.ts';

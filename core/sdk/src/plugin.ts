@@ -1,5 +1,6 @@
 import type { AdminRoute, ApiKeyType } from './admin.ts';
 import type { GatewayConfig, TargetConfig } from './config.ts';
+import type { StrategyFieldSet } from './config-fields.ts';
 import type { GatewayError } from './errors.ts';
 import type { ProviderAdapter } from './provider.ts';
 import type { EndpointKind, JsonObject, Logger, StateStore } from './types.ts';
@@ -236,6 +237,8 @@ export interface Strategy {
   plan(node: GatewayConfig, ctx: StrategyContext): number[];
   /** Whether to try the next planned target after this result. */
   next(result: AttemptResult, node: GatewayConfig, child: GatewayConfig): boolean;
+  /** The `strategy` fields this mode reads beyond `mode` and `on_status_codes`, and their rules (config-fields.ts). */
+  strategyFields?: StrategyFieldSet;
 }
 
 // ---- guardrails, cache, admin -------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 import type { TargetConfig } from './config.ts';
+import type { ConfigFieldSet } from './config-fields.ts';
 import type { EndpointKind, JsonObject } from './types.ts';
 
 /** An HTTP call to a provider, as prepared by an adapter. Adapters build new objects; they never mutate their input. */
@@ -83,4 +84,9 @@ export interface ProviderAdapter {
   endpoints: Partial<Record<Exclude<EndpointKind, 'proxy'>, EndpointTranslator>>;
   /** Maps a provider's error body to a message; absent: OpenAI's `{error: {message, type, code, param}}`. */
   error?(json: unknown, status: number): ProviderErrorInfo | undefined;
+  /**
+   * The target fields this provider reads beyond the generic ones (credentials, region, deployment…), which of them
+   * are secret and which decide where a secret is sent (config-fields.ts). Absent: the generic fields only.
+   */
+  targetFields?: ConfigFieldSet;
 }

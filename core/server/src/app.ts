@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { type SavedConfigResolver, type SavedGuardrailResolver, setCheckLookup, setSavedConfigResolver, setSavedGuardrailResolver } from '@gateway/config';
+import { type SavedConfigResolver, type SavedGuardrailResolver, setCheckLookup, setSavedConfigResolver, setSavedGuardrailResolver, useLoadedFields } from '@gateway/config';
 import { createDatabase } from '@gateway/db';
 import { loadPlugins, type LoadResult } from '@gateway/loader';
 import { HostGuard, type PipelineDeps, type Resolver } from '@gateway/pipeline';
@@ -9,7 +9,7 @@ import { createStateStore } from '@gateway/state';
 import { type AnyElysia, Elysia } from 'elysia';
 import { readSettings, type Settings } from './env.ts';
 import { type Authenticator, handleGatewayCall, type HandlerDeps } from './gateway-handler.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, redactSecretFields } from './logger.ts';
 import { Metrics, metricsEndpoint } from './metrics.ts';
 import { internalCalls } from './internal-calls.ts';
 import { makeProviderResolver, type StoredAccess } from './resolve.ts';
@@ -94,6 +94,10 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   );
 
   const unsetSavedConfigs = setSavedConfigResolver(registry.services.get('savedConfigs') as SavedConfigResolver | undefined);
+  // The config as the loaded plugins make it (their providers' target fields, their strategies' modes and fields),
+  // compiled once; the fields they declare secret are kept out of log lines too.
+  const unsetFields = useLoadedFields({ providers: registry.providers.values(), strategies: registry.strategies.values() });
+  for (const adapter of registry.providers.values()) redactSecretFields(adapter.targetFields?.secret ?? []);
 
   const stored: StoredAccess = registry.services.has('storedAccess') ? (registry.services.get('storedAccess') as StoredAccess) : {};
   const breaker = registry.services.get('circuitBreaker') as { isAvailable: NonNullable<PipelineDeps['isAvailable']> } | undefined;
@@ -195,6 +199,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
       unsetChecks();
       unsetSaved();
       unsetSavedConfigs();
+      unsetFields();
     },
   };
 }

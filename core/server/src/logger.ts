@@ -4,8 +4,8 @@ export const REDACTED = '[redacted]';
 
 /**
  * Key names (compared in lower case without `-` and `_`) whose values never reach a log, at any depth: provider and
- * gateway keys, authorization and cookie headers, passwords, tokens, client secrets, the svc*_ credential fields,
- * stored secret blobs.
+ * gateway keys, authorization and cookie headers, passwords, tokens, client secrets, stored secret blobs; and the
+ * config fields the loaded plugins declare secret (`redactSecretFields`).
  */
 const SECRET_NAMES = new Set([
   'authorization',
@@ -23,21 +23,35 @@ const SECRET_NAMES = new Set([
   'token',
   'credentials',
   'privatekey',
-  'svccserviceaccountjson',
   'authconfig',
 ]);
-/** Any name containing these (`client_secret`, `svcB_entra_client_secret`, `db_password`, `pending_secret`). */
+/** Any name containing these (`client_secret`, `db_password`, `pending_secret`). */
 const SECRET_PARTS = ['secret', 'password', 'passwd'];
-/** Any name ending with these (`access_token`, `svcA_session_token`, `openai_api_key`, `private_key`). */
+/** Any name ending with these (`access_token`, `openai_api_key`, `private_key`). */
 const SECRET_ENDINGS = ['token', 'apikey', 'privatekey', 'authorization', 'serviceaccountjson'];
 
 const verdicts = new Map<string, boolean>();
 
+const normalise = (key: string) => key.toLowerCase().replace(/[-_]/g, '');
+
+/** Names the loaded plugins declare secret (config-fields.ts in the SDK), whatever they look like. */
+const declared = new Set<string>();
+
+/**
+ * Adds the config fields a plugin declares secret (a provider's `targetFields.secret`), so that a third party's
+ * credential field is never written even when its name says nothing (`svcX_passphrase_b64`). Set at start-up.
+ */
+export function redactSecretFields(names: Iterable<string>): void {
+  for (const name of names) declared.add(normalise(name));
+  verdicts.clear();
+}
+
 export function isSecretKey(key: string): boolean {
   let verdict = verdicts.get(key);
   if (verdict === undefined) {
-    const name = key.toLowerCase().replace(/[-_]/g, '');
-    verdict = SECRET_NAMES.has(name) || SECRET_PARTS.some((part) => name.includes(part)) || SECRET_ENDINGS.some((end) => name.endsWith(end));
+    const name = normalise(key);
+    verdict =
+      SECRET_NAMES.has(name) || declared.has(name) || SECRET_PARTS.some((part) => name.includes(part)) || SECRET_ENDINGS.some((end) => name.endsWith(end));
     // Log keys are a small fixed vocabulary; the bound only guards against keys made from data.
     if (verdicts.size < 10_000) verdicts.set(key, verdict);
   }

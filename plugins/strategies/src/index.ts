@@ -1,4 +1,5 @@
 import { type AttemptResult, definePlugin, Errors, type GatewayConfig, type Strategy } from '@gateway/sdk';
+import { conditionalFields } from './conditional-fields.ts';
 import { matches, requestGetter } from './query.ts';
 
 const childIndex = (i: number) => `[${i}]`;
@@ -82,6 +83,7 @@ export const fallback: Strategy = {
 
 export const conditional: Strategy = {
   mode: 'conditional',
+  strategyFields: conditionalFields,
   plan(node, ctx) {
     const strategy = node.strategy;
     const targets = node.targets ?? [];

@@ -16,6 +16,7 @@ import {
   type TargetConfig,
 } from '@gateway/sdk';
 import { AZURE_ML_SCOPE, COGNITIVE_SERVICES_SCOPE, type EntraCredentials, EntraTokens } from './entra.ts';
+import { azureFields } from './fields.ts';
 import { toModelList } from './models.ts';
 import { baseUrlFor, inferencePath, openAIPath } from './resolve.ts';
 import { type AzureForm, type AzureTarget, field, formOf } from './target.ts';
@@ -98,6 +99,7 @@ export function createAzureAdapter(options: AzureAdapterOptions): ProviderAdapte
 
   return {
     id,
+    targetFields: azureFields,
     baseUrl: (target) => baseUrlFor(id, target, formOf(target, defaultForm)),
     authorize(call: ProviderCall, target: TargetConfig): ProviderCall | Promise<ProviderCall> {
       const form = formOf(target, defaultForm);

@@ -11,6 +11,7 @@ import { createSigner, runtimeBaseUrl, signCall, stsEndpointFromEnv } from './au
 import { converseRequest, converseResponse } from './chat.ts';
 import { embedRequest, embedResponse } from './embed.ts';
 import { bedrockError } from './errors.ts';
+import { bedrockFields } from './fields.ts';
 import { modelPath } from './models.ts';
 import { converseStreamChunks } from './stream.ts';
 
@@ -38,6 +39,7 @@ export const bedrock: ProviderAdapter = {
   authorize: signCall,
   endpoints: { chatComplete: chat, embed },
   error: bedrockError,
+  targetFields: bedrockFields,
 };
 
 export default definePlugin({

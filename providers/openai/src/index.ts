@@ -1,15 +1,19 @@
 import { openAICompatible } from '@gateway/provider-openai-compatible';
-import { definePlugin } from '@gateway/sdk';
+import { definePlugin, type ProviderAdapter } from '@gateway/sdk';
+import { openaiFields } from './fields.ts';
 
-export const openai = openAICompatible({
-  id: 'openai',
-  baseUrl: 'https://api.openai.com/v1',
-  headers: (target) => {
-    const scoping: Record<string, string> = {};
-    if (typeof target.svcD_organization === 'string') scoping['openai-organization'] = target.svcD_organization;
-    if (typeof target.svcD_project === 'string') scoping['openai-project'] = target.svcD_project;
-    return scoping;
-  },
-});
+export const openai: ProviderAdapter = {
+  ...openAICompatible({
+    id: 'openai',
+    baseUrl: 'https://api.openai.com/v1',
+    headers: (target) => {
+      const scoping: Record<string, string> = {};
+      if (typeof target.svcD_organization === 'string') scoping['openai-organization'] = target.svcD_organization;
+      if (typeof target.svcD_project === 'string') scoping['openai-project'] = target.svcD_project;
+      return scoping;
+    },
+  }),
+  targetFields: openaiFields,
+};
 
 export default definePlugin({ setup: (api) => api.provider(openai) });

@@ -17,6 +17,7 @@ import { fromGeminiResponse, geminiError, geminiStreamChunks, toGeminiRequest } 
 import { definePlugin, Errors, type EndpointTranslator, OUTBOUND_GUARD_SERVICE, type OutboundGuard, optionalService, type ProviderAdapter, type ProviderCall, type TargetConfig } from '@gateway/sdk';
 import { accessToken, parseServiceAccount } from './auth.ts';
 import { fromVertexEmbedResponse, toVertexEmbedRequest } from './embed.ts';
+import { vertexFields } from './fields.ts';
 import { methodPath, publisherOf, regionOf, resolveModel } from './models.ts';
 
 export { accessToken, CLOUD_PLATFORM_SCOPE, clearTokenCache, DEFAULT_TOKEN_URI, JWT_BEARER_GRANT, parseServiceAccount, signAssertion, type ServiceAccount } from './auth.ts';
@@ -107,6 +108,7 @@ export const vertexAi: ProviderAdapter = {
   baseUrl: vertexBaseUrl,
   authorize: authorizeVertex,
   endpoints: { chatComplete, embed, listModels },
+  targetFields: vertexFields,
   // Google's error body, or Anthropic's for errors an Anthropic model itself reports.
   error: (json, status) => (isObject(json) && json.type === 'error' ? anthropicErrorInfo(json, status) : (geminiError(json) ?? anthropicErrorInfo(json, status))),
 };

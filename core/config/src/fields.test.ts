@@ -1,0 +1,79 @@
+/**
+ * The config is assembled from what loaded (issue #14): a third party's provider brings its credential fields and a
+ * third party's strategy its mode and fields, without a line of core naming them.
+ */
+import { afterEach, describe, expect, test } from 'bun:test';
+import { defineConfigFields, defineStrategyFields, type ProviderAdapter, type Strategy } from '@gateway/sdk';
+import { Type } from '@sinclair/typebox';
+import { assembleConfig, useLoadedFields } from './fields.ts';
+import { validateConfig } from './validate.ts';
+
+const acmeFields = defineConfigFields({
+  fields: { acme_tenant: Type.String({ pattern: '^[a-z]+$' }), acme_passphrase: Type.String() },
+  secret: ['acme_passphrase'],
+  destination: ['acme_tenant'],
+  credentialSets: [['acme_tenant', 'acme_passphrase']],
+  headerBound: ['acme_passphrase'],
+});
+const acme: ProviderAdapter = { id: 'acme', baseUrl: () => 'https://acme.invalid', authorize: (call) => call, endpoints: {}, targetFields: acmeFields };
+
+const sticky: Strategy = {
+  mode: 'sticky',
+  plan: () => [0],
+  next: () => false,
+  strategyFields: defineStrategyFields({
+    fields: { sticky_by: Type.String() },
+    check: (strategy) => (strategy.sticky_by === undefined ? [{ path: ['strategy', 'sticky_by'], reason: 'required when mode is sticky' }] : []),
+  }),
+};
+const single: Strategy = { mode: 'single', plan: () => [0], next: () => false };
+
+const violations = (value: unknown) => {
+  const result = validateConfig(value);
+  return result.ok ? [] : result.violations;
+};
+
+let unset: (() => void) | undefined;
+afterEach(() => {
+  unset?.();
+  unset = undefined;
+});
+
+describe('config fields from the loaded plugins', () => {
+  const config = { provider: 'acme', acme_tenant: 'north', acme_passphrase: 'p' };
+
+  test('a provider brings its credential fields: unknown without it, a credential with it', () => {
+    unset = useLoadedFields({ providers: [], strategies: [single] });
+    expect(violations(config)).toEqual([
+      'acme_tenant: unknown property',
+      'acme_passphrase: unknown property',
+      'config: must contain at least one of these property sets: provider+api_key, provider+custom_host, virtual_key, strategy+targets, cache, retry, prompt_id, forward_headers, request_timeout, after_request_hooks, before_request_hooks, input_guardrails, output_guardrails, passthrough, provider+Authorization',
+      'api_key: required when provider is given without custom_host (or use virtual_key, Authorization or cloud credentials)',
+    ]);
+    unset();
+    unset = useLoadedFields({ providers: [acme], strategies: [single] });
+    expect(violations(config)).toEqual([]);
+    expect(violations({ ...config, acme_tenant: 'North 1' })).toEqual(["acme_tenant: expected string to match '^[a-z]+$'"]);
+    expect(violations({ ...config, acme_passphrase: 'a\r\nb' })).toEqual(['acme_passphrase: contains characters a header value cannot carry']);
+  });
+
+  test('a strategy brings its mode and fields; strategy.mode is one of the loaded modes', () => {
+    const routed = { strategy: { mode: 'sticky', sticky_by: 'user' }, targets: [{ provider: 'openai', api_key: 'k' }] };
+    unset = useLoadedFields({ providers: [], strategies: [single] });
+    expect(violations(routed)).toEqual(['strategy.sticky_by: unknown property', 'strategy.mode: must be one of: single']);
+    unset();
+    unset = useLoadedFields({ providers: [], strategies: [single, sticky] });
+    expect(violations(routed)).toEqual([]);
+    expect(violations({ ...routed, strategy: { mode: 'sticky' } })).toEqual(['strategy.sticky_by: required when mode is sticky']);
+    expect(violations({ ...routed, strategy: { mode: 'nearest' } })).toEqual(['strategy.mode: must be one of: single, sticky']);
+  });
+
+  test('a field declared twice must be the same; a generic field cannot be declared', () => {
+    const other: ProviderAdapter = { ...acme, id: 'acme-2', targetFields: defineConfigFields({ fields: { acme_tenant: Type.Number() } }) };
+    expect(() => assembleConfig({ providers: [acme, other], strategies: [] })).toThrow('provider acme-2 declares config field "acme_tenant" with another schema');
+    const shared: ProviderAdapter = { ...acme, id: 'acme-eu' };
+    expect(() => assembleConfig({ providers: [acme, shared], strategies: [] })).not.toThrow();
+    const greedy: ProviderAdapter = { ...acme, id: 'greedy', targetFields: defineConfigFields({ fields: { api_key: Type.Number() } }) };
+    expect(() => assembleConfig({ providers: [greedy], strategies: [] })).toThrow('provider greedy declares config field "api_key", which is a generic field');
+  });
+});
