@@ -105,7 +105,21 @@ export function makeProviderResolver(providers: ReadonlyMap<string, ProviderAdap
   const byName = (name: string): ProviderAdapter | undefined =>
     providers.get(name) ?? (name.startsWith('@') ? providers.get(name.slice(1)) : undefined);
 
-  const pinned = (provider: string | undefined) => (provider && stored.destinationFields?.(provider)) || PINNED_BY_DEFAULT;
+  /**
+   * Pinned on a stored target of `provider`: what the stored side says, and the destination fields the provider
+   * declares (`targetFields.destination`), so a third party's host or identity field is pinned too. Once per provider.
+   */
+  const pinnedBy = new Map<string, readonly string[]>();
+  const pinned = (provider: string | undefined): readonly string[] => {
+    if (!provider) return PINNED_BY_DEFAULT;
+    let fields = pinnedBy.get(provider);
+    if (!fields) {
+      const declared = byName(provider)?.targetFields?.destination ?? [];
+      fields = [...new Set([...(stored.destinationFields?.(provider) ?? PINNED_BY_DEFAULT), ...declared])];
+      if (byName(provider)) pinnedBy.set(provider, fields); // only loaded providers: the map stays as small as they are
+    }
+    return fields;
+  };
 
   const fromSlug = (name: string, t: TargetConfig, slug: { provider: string; target: TargetConfig } | undefined): ResolvedTarget => {
     const adapter = slug ? byName(slug.provider) : undefined;
