@@ -6,7 +6,7 @@
  */
 import { addKey, caller, chat, defaultWorkspaceId, organisationId } from '@gateway/admin-configs/testing';
 import { parseConfigHeader } from '@gateway/config';
-import type { Caller, Database } from '@gateway/sdk';
+import { type Caller, Services } from '@gateway/sdk';
 import { startInProcessGateway, TEST_ADMIN_KEY } from '../../tests/helpers/in-process.ts';
 import { startOpenAIMock } from '../../tests/mocks/openai-server.ts';
 import { best, budget, check, figure } from './measure.ts';
@@ -17,7 +17,7 @@ const ADDED_US = 2;
 const mock = await startOpenAIMock({ apiKey: null });
 const gw = await startInProcessGateway({ GATEWAY_ENCRYPTION_KEY: 'saved-bench-encryption-key' });
 try {
-  const database = gw.plugins.registry.services.get('database') as Database;
+  const database = gw.service(Services.database);
   const org = await organisationId(database);
   const ws = await defaultWorkspaceId(database, org);
   const key = await addKey(database, { organisationId: org, workspaceId: ws });

@@ -1,9 +1,10 @@
 // The api-keys plugin in a gateway, on SQLite and MariaDB: migration and bootstrap once, the services it offers,
 // the scheduler's own timer, and its settings refused when malformed.
 import { describe, expect, test } from 'bun:test';
-import { type ApiKeyVerifier, apiKeys, type ScopeCatalogue } from '@gateway/admin-api-keys';
+import { apiKeys } from '@gateway/admin-api-keys';
 import { organisations } from '@gateway/admin-identity';
 import { DIALECTS, useTestDatabase } from '@gateway/db/testing';
+import { Services } from '@gateway/sdk';
 import { createGateway } from '@gateway/server';
 import { testLogger } from '@gateway/db/testing';
 import { ROOT } from '../helpers/gateway-process.ts';
@@ -18,11 +19,10 @@ for (const dialect of DIALECTS) {
       const { url, database } = await t.fresh();
       const first = await startKeysGateway(url, { GATEWAY_ADMIN_API_KEY: 'plugin-admin-key-0123456789abcdef' });
       try {
-        const services = first.gateway.plugins.registry.services;
-        const verifier = services.get('apiKeyVerifier') as ApiKeyVerifier;
+        const verifier = first.gateway.service(Services.apiKeyVerifier);
         expect(await verifier.verify('plugin-admin-key-0123456789abcdef')).toMatchObject({ scopes: ['*'], keyType: 'organisation-service', userId: null });
         expect(await verifier.verify('pk-wrong')).toBeUndefined();
-        const scopes = services.get('apiKeyScopes') as ScopeCatalogue;
+        const scopes = first.gateway.service(Services.apiKeyScopes);
         expect(scopes.has('agents.invoke')).toBe(true);
         expect(scopes.has('organisation_service_api_keys.rotate')).toBe(true);
         expect(scopes.has('made_up.scope')).toBe(false);

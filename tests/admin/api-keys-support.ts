@@ -3,10 +3,10 @@
  * scheduler at hand (the timer off: tests call tick()), JSON calls, and people (users and memberships written to
  * the identity tables).
  */
-import { type ApiKeyClock, type RotationScheduler } from '@gateway/admin-api-keys';
+import { type ApiKeyClock, ApiKeyServices, type RotationScheduler } from '@gateway/admin-api-keys';
 import { organisations, users, workspaceMembers, workspaces } from '@gateway/admin-identity';
 import type { Gateway } from '@gateway/server';
-import { asc, type Database } from '@gateway/sdk';
+import { asc, type Database, Services } from '@gateway/sdk';
 import { startInProcessGateway, TEST_ADMIN_KEY } from '../helpers/in-process.ts';
 
 export { TEST_ADMIN_KEY };
@@ -39,9 +39,8 @@ export async function startKeysGateway(databaseUrl: string, env: Record<string, 
     GATEWAY_ENCRYPTION_KEY: ENCRYPTION_KEY,
     ...env,
   });
-  const services = gateway.plugins.registry.services;
-  const database = services.get('database') as Database;
-  const rotation = services.get('apiKeyRotation') as RotationScheduler;
+  const database = gateway.service(Services.database);
+  const rotation = gateway.service(ApiKeyServices.rotation);
   const [org] = await database.select(organisations, { orderBy: (c) => [asc(c.created_at)], limit: 1, fresh: true });
   const [ws] = await database.select(workspaces, { orderBy: (c) => [asc(c.created_at)], limit: 1, fresh: true });
   if (!org || !ws) throw new Error('the gateway did not bootstrap an organisation');

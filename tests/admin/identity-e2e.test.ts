@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { apiKeys, hashSecret } from '@gateway/admin-api-keys';
 import type { Gateway } from '@gateway/server';
-import type { Database } from '@gateway/sdk';
+import { AdminServices } from '@gateway/admin-kit';
+import { Services } from '@gateway/sdk';
 import { createE2EDatabase, E2E_DIALECTS, type E2EDatabase, rowsText } from '../helpers/e2e-database.ts';
 import { startInProcessGateway, TEST_ADMIN_KEY } from '../helpers/in-process.ts';
 
@@ -51,7 +52,7 @@ for (const dialect of E2E_DIALECTS) {
 
     /** A workspace-user key of a user, written where the gateway's verifier reads keys. */
     async function userKey(userId: string, workspaceId: string): Promise<string> {
-      const database = gateway.plugins.registry.services.get('database') as Database;
+      const database = gateway.service(Services.database);
       const admin = await database.findOne(apiKeys, 'hash', hashSecret(TEST_ADMIN_KEY));
       if (!admin) throw new Error('no bootstrap key');
       const organisationId = admin.organisation_id;
@@ -71,8 +72,8 @@ for (const dialect of E2E_DIALECTS) {
 
     test('the identity plugin is loaded and provides the authorizer and the events', () => {
       expect(gateway.plugins.loaded.map((p) => p.name)).toContain('@gateway/admin-identity');
-      expect(gateway.plugins.registry.services.has('adminAuthorizer')).toBe(true);
-      expect(gateway.plugins.registry.services.has('adminEvents')).toBe(true);
+      expect(gateway.plugins.registry.optional(Services.adminAuthorizer)).toBeDefined();
+      expect(gateway.plugins.registry.optional(AdminServices.events)).toBeDefined();
     });
 
     test('workspaces: create, list, read by slug, archive, refusals in the error shape', async () => {

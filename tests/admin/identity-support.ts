@@ -3,12 +3,12 @@
  * through the server's own admin dispatcher (authentication, scopes, roles, audit), and keys of every type made
  * straight in the api_keys table (the api-keys routes are another package's).
  */
-import identity, { type OrganisationRole, users, workspaceMembers, type WorkspaceRole, workspaces } from '@gateway/admin-identity';
+import identity, { IdentityServices, type OrganisationRole, users, workspaceMembers, type WorkspaceRole, workspaces } from '@gateway/admin-identity';
 import { apiKeyMigrations, apiKeys, ApiKeyVerifier, bootstrapKey, hashSecret } from '@gateway/admin-api-keys';
-import type { AdminEvents } from '@gateway/admin-kit';
+import { type AdminEvents, AdminServices } from '@gateway/admin-kit';
 import { testPluginApi, type TestPluginApi } from '@gateway/db/testing';
 import { readSettings } from '@gateway/server';
-import { type AdminAuthorizer, type AdminRoute, type ApiKeyType, type AuditEntry, type Database, GatewayError } from '@gateway/sdk';
+import { type AdminRoute, type ApiKeyType, type AuditEntry, type Database, GatewayError, Services } from '@gateway/sdk';
 import { type AdminDeps, adminHandler } from '../../core/server/src/admin-routes.ts';
 
 export const ADMIN_KEY = 'identity-test-admin-key';
@@ -79,18 +79,20 @@ export async function identityHarness(database: Database): Promise<IdentityHarne
   // testPluginApi refuses routes: this harness collects them instead.
   const api = Object.assign(plugin.api, { route: (route: AdminRoute) => void routes.push(route) });
   await identity.setup(api);
-  const boot = plugin.services.get('identityBootstrap') as { created: boolean; organisationId: string; workspaceId: string };
+  const boot = plugin.api.service(IdentityServices.bootstrap);
   if (!boot.created) throw new Error('the test database was not empty');
   // The key table, the bootstrap key and the verifier only: the api-keys plugin's own listeners stay out of these tests.
   await database.migrate(apiKeyMigrations);
   await bootstrapKey(database, boot.organisationId, { adminApiKey: ADMIN_KEY });
   const verifier = new ApiKeyVerifier(database);
-  // The identity plugin verifies the key of an existing user accepting an invitation with it.
-  plugin.services.set('apiKeyVerifier', verifier);
+  // The identity plugin verifies the key of an existing user accepting an invitation with it: the api-keys plugin's
+  // place, taken once every plugin is set up.
+  plugin.api.provide(Services.apiKeyVerifier, verifier);
+  await plugin.ready();
   const audits: AuditEntry[] = [];
   const deps: AdminDeps = {
     authenticator: verifier,
-    authorizer: plugin.services.get('adminAuthorizer') as AdminAuthorizer,
+    authorizer: plugin.api.service(Services.adminAuthorizer),
     audit: { record: async (entry: AuditEntry) => void audits.push(entry) },
     settings: readSettings({}),
     logger: plugin.logger,
@@ -100,7 +102,7 @@ export async function identityHarness(database: Database): Promise<IdentityHarne
     database,
     organisationId: boot.organisationId,
     workspaceId: boot.workspaceId,
-    events: plugin.services.get('adminEvents') as AdminEvents,
+    events: plugin.api.service(AdminServices.events),
     routes,
     audits,
     plugin,

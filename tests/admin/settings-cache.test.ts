@@ -3,11 +3,11 @@
 // naming embeddings_config, the audit entry, and service `workspaceCacheSettings` answering the new value as soon as
 // the PUT has answered — in this gateway, and promptly in another one sharing MariaDB and Redis.
 import { describe, expect, test } from 'bun:test';
-import type { WorkspaceCacheSettings } from '@gateway/admin-settings';
 import type { Gateway } from '@gateway/server';
 import { E2E_DIALECTS } from '../helpers/e2e-database.ts';
 import { TEST_ADMIN_KEY } from '../helpers/in-process.ts';
 import { type Json, type SettingsGateway, useGatewayPair, useSettingsGateway } from './settings-support.ts';
+import { Services } from '@gateway/sdk';
 
 const errorOf = (body: Json) => body.error as { message: string; param: string | null; code: string; type: string };
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -24,7 +24,7 @@ async function savedConfig(gw: SettingsGateway, workspaceId: string, slug = `emb
   return { id: String(answer.body.id), slug: String(answer.body.slug) };
 }
 
-const serviceOf = (gateway: Gateway) => gateway.plugins.registry.services.get('workspaceCacheSettings') as WorkspaceCacheSettings;
+const serviceOf = (gateway: Gateway) => gateway.service(Services.workspaceCacheSettings);
 
 describe.each(E2E_DIALECTS)('workspace cache settings (%s)', (dialect) => {
   const gw = useSettingsGateway(dialect);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { type OpenAIMock, startOpenAIMock } from '../mocks/openai-server.ts';
 import { E2E_DIALECTS } from '../helpers/e2e-database.ts';
 import { type Json, TEST_ADMIN_KEY, useSettingsGateway } from './settings-support.ts';
+import { RequestLogServices } from '@gateway/plugin-request-log';
 
 interface LogList {
   object: string;
@@ -78,7 +79,7 @@ describe.each(E2E_DIALECTS)('GET /logs and the security settings (%s)', (dialect
     await chat(people.member, 'member-2', 'gpt-4o');
     await chat(people.other, 'other-1', 'gpt-4o-mini', { team: 'blue' });
     await chat(otherElsewhere.secret, 'other-elsewhere', 'gpt-4o-mini');
-    await (gateway.plugins.registry.services.get('requestLogs') as { flush(): Promise<void> }).flush();
+    await gateway.service(RequestLogServices.queue).flush();
     const all = await logsOf(TEST_ADMIN_KEY);
     expect(traceNames(all)).toEqual(['member-1', 'member-2', 'other-1', 'other-elsewhere']);
   });

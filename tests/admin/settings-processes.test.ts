@@ -2,7 +2,7 @@
 // one changes what the other answers at once, although the other had the organisation's settings cached (the
 // change is announced on Redis). SQLite is left out: one SQLite file is not shared by several gateways.
 import { describe, expect, test } from 'bun:test';
-import type { SecuritySettingsService } from '@gateway/admin-kit';
+import { AdminServices } from '@gateway/admin-kit';
 import type { Gateway } from '@gateway/server';
 import { TEST_ADMIN_KEY } from '../helpers/in-process.ts';
 import { useGatewayPair } from './settings-support.ts';
@@ -18,7 +18,7 @@ describe('settings across gateways sharing MariaDB and Redis', () => {
 
   test('a change through one gateway reaches the cache of the other within a second', async () => {
     const { a, b } = pair();
-    const service = b.plugins.registry.services.get('securitySettings') as SecuritySettingsService;
+    const service = b.service(AdminServices.securitySettings);
     const settings = await get(b, '/settings/security'); // cached in b from here on
     const organisationId = String(settings.organisation_id);
     expect(settings.membersViewAllData).toBe(true);

@@ -2,10 +2,11 @@
 // API-key settings, email domains; who may call what; 400s naming the field; the audit entries changes leave; the
 // services other plugins read (securitySettings, organisationSettings, sessionSettings) agreeing with the routes.
 import { describe, expect, test } from 'bun:test';
-import type { OrganisationSettingsService, SecuritySettingsService } from '@gateway/admin-kit';
-import { SCOPES } from '@gateway/admin-settings';
+import { AdminServices } from '@gateway/admin-kit';
+import { SCOPES, SettingsServices } from '@gateway/admin-settings';
 import { E2E_DIALECTS } from '../helpers/e2e-database.ts';
 import { type Json, useSettingsGateway } from './settings-support.ts';
+import { Services } from '@gateway/sdk';
 
 const DEFAULTS = {
   organisationAdminsViewLogs: true,
@@ -61,7 +62,7 @@ describe.each(E2E_DIALECTS)('settings routes (%s)', (dialect) => {
 
   test('workspace overrides: only the overridable keys (a non-overridable one is a 400 naming it); by id or slug; null removes', async () => {
     const { call, gateway, organisationId, workspaceId } = gw();
-    const security = gateway.plugins.registry.services.get('securitySettings') as SecuritySettingsService;
+    const security = gateway.service(AdminServices.securitySettings);
     await call('PUT', '/settings/security', { membersViewAllData: false, organisationAdminsViewLogs: true });
 
     const put = await call('PUT', '/workspaces/default/settings/security', { membersViewAllData: true, organisationAdminsViewLogMetadata: false });
@@ -133,7 +134,7 @@ describe.each(E2E_DIALECTS)('settings routes (%s)', (dialect) => {
     expect(errorOf(low.body)).toMatchObject({ param: 'max_session_ttl', message: expect.stringContaining('at least 900') });
     expect((await call('PUT', '/settings/session', { max_session_ttl: 3600 })).body).toMatchObject({ max_session_ttl: 3600 });
     expect((await call('PUT', '/settings/session', { session_settings: { max_session_ttl: 7200 } })).body).toMatchObject({ max_session_ttl: 7200 });
-    const service = gateway.plugins.registry.services.get('sessionSettings') as { get(id: string): Promise<{ max_session_ttl: number | null }> };
+    const service = gateway.service(SettingsServices.session);
     expect(await service.get(organisationId)).toEqual({ max_session_ttl: 7200 });
     expect((await call('PUT', '/settings/session', { max_session_ttl: null })).body).toMatchObject({ max_session_ttl: null });
     const audit = await call<{ data: Json[] }>('GET', '/audit-logs?resource=session_settings');
@@ -146,7 +147,7 @@ describe.each(E2E_DIALECTS)('settings routes (%s)', (dialect) => {
 
   test('API-key settings: organisation values, workspace overrides (ttl per workspace only), the organisationSettings service', async () => {
     const { call, gateway, organisationId, workspaceId } = gw();
-    const service = gateway.plugins.registry.services.get('organisationSettings') as OrganisationSettingsService;
+    const service = gateway.service(AdminServices.organisationSettings);
     expect((await call('GET', '/settings/api-keys')).body).toEqual({
       object: 'api_key_settings',
       organisation_id: organisationId,
@@ -188,9 +189,8 @@ describe.each(E2E_DIALECTS)('settings routes (%s)', (dialect) => {
   });
 
   test("the plugin's scopes join the key scope catalogue, so keys can be given them", async () => {
-    const catalogue = gw().gateway.plugins.registry.services.get('apiKeyScopes') as { has(scope: string): boolean } | undefined;
-    expect(catalogue).toBeDefined();
-    for (const scope of SCOPES) expect([scope, catalogue!.has(scope)]).toEqual([scope, true]);
+    const catalogue = gw().gateway.service(Services.apiKeyScopes);
+    for (const scope of SCOPES) expect([scope, catalogue.has(scope)]).toEqual([scope, true]);
   });
 
   test('email domains: CRUD, lower case, unique per organisation, the subdomain rule, the audit entries', async () => {

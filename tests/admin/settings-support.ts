@@ -7,7 +7,7 @@ import { afterAll, beforeAll } from 'bun:test';
 import { apiKeys, hashSecret } from '@gateway/admin-api-keys';
 import { organisations, users, workspaceMembers, workspaces } from '@gateway/admin-identity';
 import type { Gateway } from '@gateway/server';
-import { type ApiKeyType, asc, type Database } from '@gateway/sdk';
+import { type ApiKeyType, asc, type Database, Services } from '@gateway/sdk';
 import { createE2EDatabase, type E2EDatabase, type E2EDialect } from '../helpers/e2e-database.ts';
 import { startInProcessGateway, TEST_ADMIN_KEY } from '../helpers/in-process.ts';
 
@@ -36,7 +36,7 @@ export interface SettingsGateway {
 
 async function start(dialect: E2EDialect, db: E2EDatabase, env: Record<string, string>): Promise<SettingsGateway> {
   const gateway = await startInProcessGateway({ DATABASE_URL: db.url, ...env });
-  const database = gateway.plugins.registry.services.get('database') as Database;
+  const database = gateway.service(Services.database);
   const [org] = await database.select(organisations, { orderBy: (c) => [asc(c.created_at)], limit: 1, fresh: true });
   const [ws] = await database.select(workspaces, { orderBy: (c) => [asc(c.created_at)], limit: 1, fresh: true });
   if (!org || !ws) throw new Error(`the ${dialect} gateway did not bootstrap an organisation`);

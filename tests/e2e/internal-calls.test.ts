@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Gateway } from '@gateway/server';
-import type { Caller, GatewayCalls } from '@gateway/sdk';
+import { type Caller, type GatewayCalls, Services } from '@gateway/sdk';
 import { startInProcessGateway } from '../helpers/in-process.ts';
 import { type OpenAIMock, startOpenAIMock } from '../mocks/openai-server.ts';
 
@@ -16,7 +16,7 @@ const caller: Caller = { apiKeyId: 'k', organisationId: 'org', workspaceId: 'ws'
 beforeAll(async () => {
   mock = await startOpenAIMock({ apiKey: 'sk-internal' });
   gateway = await startInProcessGateway();
-  calls = gateway.plugins.registry.services.get('gatewayCalls') as GatewayCalls;
+  calls = gateway.service(Services.gatewayCalls);
 });
 afterAll(async () => {
   await gateway.close();

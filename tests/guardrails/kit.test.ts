@@ -12,7 +12,7 @@ const SECRET = 'sk-live-0123456789abcdef';
 
 beforeAll(() => {
   // The kit keeps the guard of the last gateway set up in this process: these calls go to loopback without one.
-  guardHostsWith({ service: () => { throw new Error('none'); } });
+  guardHostsWith({ optional: () => undefined });
   server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
@@ -168,14 +168,14 @@ describe('the gateway host guard', () => {
     const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => (hits++, Response.json({ ok: true })) });
     const { guardHostsWith: guard, postJson: post } = await import('@gateway/guardrail-kit');
     const { Errors } = await import('@gateway/sdk');
-    guard({ service: <T,>() => ({ check: () => undefined, fetch: () => Promise.reject(Errors.forbiddenHost('127.0.0.1')) }) as T });
+    guard({ optional: <T,>() => ({ check: () => undefined, fetch: () => Promise.reject(Errors.forbiddenHost('127.0.0.1')) }) as T });
     try {
       const result = await post({ service: 'policy', url: new URL(`http://127.0.0.1:${server.port}/x`), timeoutMs: 1000, body: {} });
       expect(result.ok).toBe(false);
       expect(!result.ok && result.error.kind).toBe('refused');
       expect(hits).toBe(0);
     } finally {
-      guard({ service: () => { throw new Error('none'); } });
+      guard({ optional: () => undefined });
       server.stop(true);
     }
   });

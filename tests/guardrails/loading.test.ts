@@ -37,7 +37,7 @@ describe('the external guardrail packages', () => {
   test('are loaded as guardrail plugins and register their checks; the kit is not a plugin', () => {
     const loaded = new Map(gw.plugins.loaded.map((p) => [p.name, p]));
     for (const [name, ids] of Object.entries(PACKAGES)) {
-      expect(loaded.get(name)?.manifest).toEqual({ kind: 'guardrail', api: 1, entry: './src/index.ts' });
+      expect(loaded.get(name)?.manifest).toEqual({ api: 1, entry: './src/index.ts' });
       for (const id of ids) expect(gw.plugins.registry.guardrails.get(id)?.id).toBe(id);
     }
     expect(loaded.has('@gateway/guardrail-kit')).toBe(false);

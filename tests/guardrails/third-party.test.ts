@@ -83,7 +83,7 @@ beforeAll(async () => {
   mkdirSync(pkgDir, { recursive: true });
   writeFileSync(
     join(pkgDir, 'package.json'),
-    JSON.stringify({ name: PACKAGE, version: '1.2.0', type: 'module', gateway: { kind: 'guardrail', api: 1, entry: './index.ts' } }, null, 2),
+    JSON.stringify({ name: PACKAGE, version: '1.2.0', type: 'module', gateway: { api: 1, entry: './index.ts' } }, null, 2),
   );
   writeFileSync(join(pkgDir, 'index.ts'), MYCORP_INDEX);
 
@@ -112,7 +112,7 @@ describe('a third-party guardrail package', () => {
     expect(existsSync(join(projectRoot, 'node_modules', PACKAGE, 'node_modules'))).toBe(false); // nothing of its own installed
     const found = discoverPlugins(projectRoot);
     expect(found.map((p) => p.name)).toEqual([PACKAGE]);
-    expect(found[0]?.manifest).toEqual({ kind: 'guardrail', api: 1, entry: './index.ts' });
+    expect(found[0]?.manifest).toEqual({ api: 1, entry: './index.ts' });
   });
 
   test('is loaded beside the built-in plugins and its check is registered as mycorp.noSecrets', async () => {

@@ -12,7 +12,7 @@ import { ROOT } from './gateway-process.ts';
 
 export const NOTES_PLUGIN = 'gateway-test-notes';
 
-const source = (sdk: string) => `import { col, defineTable, definePlugin, desc, eq, Errors, type AdminRequest, type Database } from ${JSON.stringify(sdk)};
+const source = (sdk: string) => `import { col, defineTable, definePlugin, desc, eq, Errors, Services, type AdminRequest, type Database } from ${JSON.stringify(sdk)};
 
 const notes = defineTable('test_notes', {
   id: col.id(),
@@ -33,7 +33,7 @@ function title(body: unknown): string {
 
 export default definePlugin({
   async setup(api) {
-    const db = api.service<Database>('database');
+    const db = api.service(Services.database);
     await db.migrate([{ id: 'test-notes/0001', tables: [notes] }]);
     const mine = async (req: AdminRequest): Promise<Note> => {
       const row = (await db.findOne(notes, 'id', req.params.id ?? '', { fresh: true })) as Note | undefined;
@@ -121,7 +121,7 @@ export function writeNotesProject(): NotesProject {
   writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'gw-test-notes-project', private: true, workspaces: ['notes'] }, null, 2));
   writeFileSync(
     join(dir, 'package.json'),
-    JSON.stringify({ name: NOTES_PLUGIN, version: '1.0.0', type: 'module', gateway: { kind: 'admin', api: 1, entry: './index.ts' } }, null, 2),
+    JSON.stringify({ name: NOTES_PLUGIN, version: '1.0.0', type: 'module', gateway: { api: 1, entry: './index.ts' } }, null, 2),
   );
   writeFileSync(join(dir, 'index.ts'), source(join(ROOT, 'core/sdk/src/index.ts')));
   return { root, remove: () => rmSync(root, { recursive: true, force: true }) };

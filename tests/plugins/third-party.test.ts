@@ -77,12 +77,12 @@ beforeAll(() => {
   expect(relative(ROOT, base).startsWith('..')).toBe(true);
 
   const acmeDir = join(base, 'acme-gateway-provider');
-  writePackage(acmeDir, { name: PACKAGE, version: '1.0.0', type: 'module', gateway: { kind: 'provider', api: 1, entry: './index.ts' } }, ACME_INDEX);
+  writePackage(acmeDir, { name: PACKAGE, version: '1.0.0', type: 'module', gateway: { api: 1, entry: './index.ts' } }, ACME_INDEX);
 
   const nextDir = join(base, 'acme-next-gateway-provider');
   writePackage(
     nextDir,
-    { name: NEXT_API_PACKAGE, version: '3.0.0', type: 'module', gateway: { kind: 'provider', api: 2, entry: './index.ts' } },
+    { name: NEXT_API_PACKAGE, version: '3.0.0', type: 'module', gateway: { api: 2, entry: './index.ts' } },
     // Would register a provider if it were ever loaded.
     `export default { setup(api) { api.provider({ id: 'acme-next', baseUrl: () => 'https://x', authorize: (c) => c, endpoints: {} }); } };\n`,
   );
@@ -134,7 +134,7 @@ describe('a third-party provider package', () => {
     expect(existsSync(join(projectRoot, 'node_modules', PACKAGE, 'node_modules'))).toBe(false); // nothing of its own installed
     const found = discoverPlugins(projectRoot);
     expect(found.map((p) => p.name).sort()).toEqual([PACKAGE, NEXT_API_PACKAGE]);
-    expect(found.find((p) => p.name === PACKAGE)?.manifest).toEqual({ kind: 'provider', api: 1, entry: './index.ts' });
+    expect(found.find((p) => p.name === PACKAGE)?.manifest).toEqual({ api: 1, entry: './index.ts' });
   });
 
   test('is loaded beside the built-in plugins and serves a chat completion from its provider', async () => {

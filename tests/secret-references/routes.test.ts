@@ -4,10 +4,10 @@
  * own `secretReferences` service resolving what the routes created, against the local managers.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { SecretResolver } from '@gateway/admin-kit';
+import { AdminServices } from '@gateway/admin-kit';
 import { apiKeys, hashSecret } from '@gateway/admin-api-keys';
 import { users, workspaces } from '@gateway/admin-identity';
-import type { Database } from '@gateway/sdk';
+import { type Database, Services } from '@gateway/sdk';
 import type { Gateway } from '@gateway/server';
 import { createE2EDatabase, E2E_DIALECTS, type E2EDatabase, rowsText } from '../helpers/e2e-database.ts';
 import { startInProcessGateway, TEST_ADMIN_KEY } from '../helpers/in-process.ts';
@@ -53,7 +53,7 @@ for (const dialect of E2E_DIALECTS) {
         GATEWAY_ENCRYPTION_KEY: 'routes-test-encryption-key',
         SECRET_REFERENCES_CACHE_TTL_MS: String(CACHE_TTL_MS),
       });
-      database = gateway.plugins.registry.services.get('database') as Database;
+      database = gateway.service(Services.database);
       const [ws] = await database.select(workspaces, { fresh: true });
       if (!ws) throw new Error('no bootstrap workspace');
       org = ws.organisation_id;
@@ -161,7 +161,7 @@ for (const dialect of E2E_DIALECTS) {
     });
 
     test("the gateway's secretReferences service resolves what the routes created; rotation shows after the cache lifetime", async () => {
-      const service = gateway.plugins.registry.services.get('secretReferences') as SecretResolver;
+      const service = gateway.service(AdminServices.secretReferences);
       const mappings = [
         { target_field: 'vault', secret_reference_id: created.vault as string },
         { target_field: 'aws', secret_reference_id: created.aws as string },
@@ -182,7 +182,7 @@ for (const dialect of E2E_DIALECTS) {
       const renamed = await call('PUT', `/secret-references/${created.vault}`, { name: 'Renamed', auth_config: before.body.auth_config });
       expect(renamed.status).toBe(200);
       expect(renamed.body).toMatchObject({ name: 'Renamed', slug: 'team-vault', auth_config: { token: '********' }, allowed_workspaces: [wsDefault] });
-      const service = gateway.plugins.registry.services.get('secretReferences') as SecretResolver;
+      const service = gateway.service(AdminServices.secretReferences);
       const mapping = [{ target_field: 'k', secret_reference_id: created.vault as string }];
       expect(await service.resolve(org, wsDefault, mapping)).toEqual({ k: 'sk-vault-2' });
 
@@ -286,7 +286,7 @@ for (const dialect of E2E_DIALECTS) {
       expect(gone.status).toBe(204);
       expect((await call('GET', `/secret-references/${created.azure}`)).status).toBe(404);
       expect((await call('DELETE', `/secret-references/${created.azure}`)).status).toBe(404);
-      const service = gateway.plugins.registry.services.get('secretReferences') as SecretResolver;
+      const service = gateway.service(AdminServices.secretReferences);
       await expect(service.resolve(org, wsDefault, [{ target_field: 'k', secret_reference_id: created.azure as string }])).rejects.toMatchObject({ status: 400 });
       await expect(service.check(org, 'all', [{ target_field: 'k', secret_reference_id: created.azure as string }])).rejects.toMatchObject({ status: 400 });
     });

@@ -17,7 +17,7 @@ import { addKey, addWorkspace, caller, chat, defaultWorkspaceId, organisationId 
 import { guardrailSecretsAt, savedGuardrails } from '@gateway/admin-guardrails';
 import { integrations, virtualKeys } from '@gateway/admin-integrations';
 import { SecretBox } from '@gateway/admin-kit';
-import { type Database, eq } from '@gateway/sdk';
+import { eq, Services } from '@gateway/sdk';
 import type { Gateway } from '@gateway/server';
 import { createE2EDatabase, type E2EDatabase, E2E_DIALECTS } from '../helpers/e2e-database.ts';
 import { startInProcessGateway, TEST_ADMIN_KEY } from '../helpers/in-process.ts';
@@ -57,7 +57,7 @@ for (const dialect of E2E_DIALECTS) {
       await gw.close();
       await start();
     };
-    const database = () => gw.plugins.registry.services.get('database') as Database;
+    const database = () => gw.service(Services.database);
     const admin = <T>(method: string, path: string, body?: unknown) => caller((r) => gw.handle(r), TEST_ADMIN_KEY)<T>(method, path, body);
     /** A chat call through a stored provider, `@slug`. */
     const ask = (slug: string) =>
@@ -191,7 +191,7 @@ for (const dialect of E2E_DIALECTS) {
     const entry = (label: string) => ({ deny: true, 'default.webhook': { webhookURL: `http://127.0.0.1:${hook.port}/${label}`, headers: { authorization: `Bearer hook-${label}` } } });
     const ask = (key: string, config: string) => chat((r) => gw.handle(r), key, 'hello', { 'x-gateway-config': config });
     const header = (guardrailId: string) => JSON.stringify({ ...provider(), input_guardrails: [guardrailId] });
-    const database = () => gw.plugins.registry.services.get('database') as Database;
+    const database = () => gw.service(Services.database);
 
     beforeAll(async () => {
       db = await createE2EDatabase(dialect);

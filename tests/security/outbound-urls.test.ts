@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HostGuard, type Resolver } from '@gateway/pipeline';
-import { GatewayError, type OutboundGuard, type OutboundInit } from '@gateway/sdk';
+import { GatewayError, type OutboundInit, Services } from '@gateway/sdk';
 import { createGateway, type Gateway } from '@gateway/server';
 import { readSettings } from '../../core/server/src/env.ts';
 import { VaultKvClient } from '../../admin/secret-references/src/clients/vault.ts';
@@ -351,7 +351,7 @@ describe('every user-controlled URL goes through the guard (in-process gateway, 
 
   test('secret manager address (Vault client with the gateway guard): checked address only; loopback refused unsent', async () => {
     answers['/v1/kv/data/team/openai'] = () => Response.json({ data: { data: { api_key: 'sk-from-vault' }, metadata: { version: 1 } } });
-    const hostGuard = gw.plugins.registry.services.get('hostGuard') as OutboundGuard;
+    const hostGuard = gw.service(Services.hostGuard);
     const client = new VaultKvClient({ hostGuard, timeoutMs: 1_000 });
     const before = connections.length;
     await client.get({ address: 'https://vault.rebind.test:8200', token: 'hvs.t', mount: 'kv' }, 'team/openai');

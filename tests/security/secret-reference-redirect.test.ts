@@ -6,9 +6,9 @@
  * SQLite and MariaDB.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { SecretResolver } from '@gateway/admin-kit';
+import { AdminServices } from '@gateway/admin-kit';
 import { workspaces } from '@gateway/admin-identity';
-import type { Database } from '@gateway/sdk';
+import { Services } from '@gateway/sdk';
 import type { Gateway } from '@gateway/server';
 import { createE2EDatabase, E2E_DIALECTS, type E2EDatabase } from '../helpers/e2e-database.ts';
 import { startInProcessGateway, TEST_ADMIN_KEY } from '../helpers/in-process.ts';
@@ -56,7 +56,7 @@ for (const dialect of E2E_DIALECTS) {
     beforeAll(async () => {
       db = await createE2EDatabase(dialect);
       gateway = await startInProcessGateway({ DATABASE_URL: db.url, SECRET_REFERENCES_CACHE_TTL_MS: '1' });
-      const database = gateway.plugins.registry.services.get('database') as Database;
+      const database = gateway.service(Services.database);
       const [row] = await database.select(workspaces, { fresh: true });
       if (!row) throw new Error('no bootstrap workspace');
       org = row.organisation_id;
@@ -91,7 +91,7 @@ for (const dialect of E2E_DIALECTS) {
       expect(leftOut.status).toBe(400);
 
       // The reference still reads from the real vault, and the attacker's server has heard nothing.
-      const service = gateway.plugins.registry.services.get('secretReferences') as SecretResolver;
+      const service = gateway.service(AdminServices.secretReferences);
       await Bun.sleep(5);
       expect(await service.resolve(org, ws, [{ target_field: 'k', secret_reference_id: id }])).toEqual({ k: 'sk-from-vault' });
       expect((await call('GET', `/secret-references/${id}`)).body.auth_config.address).toBe(vault.url);
@@ -101,7 +101,7 @@ for (const dialect of E2E_DIALECTS) {
     test('moving the address with the token entered again is allowed: the writer knows what they send', async () => {
       const moved = await call('PUT', `/secret-references/${id}`, { auth_config: { address: ATTACKER_URL, token: 'hvs.attackers-own-token' } });
       expect(moved.status).toBe(200);
-      const service = gateway.plugins.registry.services.get('secretReferences') as SecretResolver;
+      const service = gateway.service(AdminServices.secretReferences);
       await Bun.sleep(5);
       await expect(service.resolve(org, ws, [{ target_field: 'k', secret_reference_id: id }])).rejects.toBeDefined();
       expect(heard.length).toBeGreaterThan(0);

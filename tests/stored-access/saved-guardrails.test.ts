@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { addKey, addWorkspace, caller, chat, defaultWorkspaceId, organisationId } from '@gateway/admin-configs/testing';
-import type { Database } from '@gateway/sdk';
+import { type Database, Services } from '@gateway/sdk';
 import type { Gateway } from '@gateway/server';
 import { createE2EDatabase, type E2EDatabase, E2E_DIALECTS, rowsText } from '../helpers/e2e-database.ts';
 import { startInProcessGateway, TEST_ADMIN_KEY } from '../helpers/in-process.ts';
@@ -77,7 +77,7 @@ for (const dialect of E2E_DIALECTS) {
       db = await createE2EDatabase(dialect);
       mock = await startOpenAIMock({ apiKey: null });
       gw = await startInProcessGateway({ DATABASE_URL: db.url, GATEWAY_ENCRYPTION_KEY: 'saved-guardrails-test-encryption-key' });
-      database = gw.plugins.registry.services.get('database') as Database;
+      database = gw.service(Services.database);
       org = await organisationId(database);
       defaultWs = await defaultWorkspaceId(database, org);
       otherWs = await addWorkspace(database, org, `other-${crypto.randomUUID().slice(0, 8)}`);

@@ -1,17 +1,12 @@
 /**
  * API keys: the table, the first key of a new organisation, `apiKeyVerifier` (an ApiKeyVerifier) for the server's
  * authentication step, the /api-keys routes, rotation (manual, and scheduled by a key's policy: service
- * `apiKeyRotation`), the key e-mails, keys that follow memberships, and the scope catalogue (service
+ * `ApiKeyServices.rotation`), the key e-mails, keys that follow memberships, and the scope catalogue (service
  * `apiKeyScopes`).
  */
-import {
-  type AdminEvents,
-  type OrganisationSettingsService,
-  type SecretBox,
-  secretBoxFromEnv,
-} from '@gateway/admin-kit';
-import type { BootstrapResult } from '@gateway/admin-identity';
-import { definePlugin, type Database, type PluginApi } from '@gateway/sdk';
+import { AdminServices, type OrganisationSettingsService, type SecretBox, secretBoxFromEnv } from '@gateway/admin-kit';
+import { IdentityServices } from '@gateway/admin-identity';
+import { defineService, definePlugin, type PluginApi, Services } from '@gateway/sdk';
 import { bootstrapKey } from './bootstrap.ts';
 import { ApiKeyClock } from './clock.ts';
 import { createMailer, type SmtpSettings, smtpSettings } from './mailer.ts';
@@ -60,32 +55,29 @@ function smtpFromEnv(api: PluginApi): SmtpSettings | undefined {
   }
 }
 
+/** The services of this plugin that only plugins requiring it (and tests) use. */
+export const ApiKeyServices = {
+  /** The scheduler of rotations and expiry notices. */
+  rotation: defineService<RotationScheduler>('apiKeyRotation'),
+} as const;
+
 export default definePlugin({
   async setup(api) {
-    const database = api.service<Database>('database');
+    const database = api.service(Services.database);
     await database.migrate(apiKeyMigrations);
-    const identity = api.service<BootstrapResult>('identityBootstrap');
+    const identity = api.service(IdentityServices.bootstrap);
     if (identity.created)
       await bootstrapKey(database, identity.organisationId, {
         adminApiKey: api.env.GATEWAY_ADMIN_API_KEY || undefined,
         keyPrefix: api.env.API_KEY_PREFIX || undefined,
       });
 
-    // Services of plugins that need not be loaded, or loaded after this one: looked up when used.
-    const optional = <T>(name: string): T | undefined => {
-      try {
-        return api.service<T>(name);
-      } catch {
-        return undefined;
-      }
-    };
-
     const clock = new ApiKeyClock();
     const verifier = new ApiKeyVerifier(database, { logger: api.logger, now: () => clock.now() });
     const stopListening = verifier.listen(api.state);
-    api.provide('apiKeyVerifier', verifier);
+    api.provide(Services.apiKeyVerifier, verifier);
     const scopes = new ScopeCatalogue();
-    api.provide('apiKeyScopes', scopes);
+    api.provide(Services.apiKeyScopes, scopes);
 
     const mailer = createMailer(smtpFromEnv(api), api.logger);
     const notices = new KeyNotices(database, mailer, api.logger);
@@ -99,10 +91,16 @@ export default definePlugin({
       // Made on first use: only a scheduled rotation needs it (and a MySQL deployment without a key cannot have it).
       secretBox: () => (box ??= secretBoxFromEnv(api.env)),
     });
-    const settings = () => optional<OrganisationSettingsService>('organisationSettings');
+    // The settings plugin may load after this one, or not at all.
+    let organisationSettings: OrganisationSettingsService | undefined;
+    api.onReady(() => {
+      organisationSettings = api.optional(AdminServices.organisationSettings);
+    });
+    const settings = () => organisationSettings;
     for (const route of apiKeyRoutes({ database, keys, scopes, clock, notices, settings })) api.route(route);
 
-    const events = optional<AdminEvents>('adminEvents');
+    // The identity plugin, which this one requires, provides the events.
+    const events = api.optional(AdminServices.events);
     if (events) followMemberships(events, { database, keys, clock, settings, notices, logger: api.logger });
     else api.logger.warn({}, 'no adminEvents service: member keys are neither auto-created nor removed with their member');
 
@@ -113,7 +111,7 @@ export default definePlugin({
         expiryNoticeMs: envNumber(api, 'API_KEY_EXPIRY_NOTICE_DAYS', 7) * DAY_MS,
       },
     );
-    api.provide('apiKeyRotation', scheduler);
+    api.provide(ApiKeyServices.rotation, scheduler);
     scheduler.start(envNumber(api, 'API_KEY_SCHEDULER_INTERVAL_MS', 60_000, true));
 
     api.onClose(async () => {

@@ -3,7 +3,7 @@
  * change to, the `audit_logs` table, and the read routes. AUDIT_LOGS_ENABLED=OFF: nothing is recorded and the
  * routes answer 403 feature_disabled.
  */
-import { type Database, definePlugin, type PluginApi } from '@gateway/sdk';
+import { definePlugin, type PluginApi, Services } from '@gateway/sdk';
 import { auditRoutes } from './routes.ts';
 import { AuditLogStore } from './sink.ts';
 import { auditMigrations } from './table.ts';
@@ -15,23 +15,19 @@ export { auditLogs, auditMigrations, type AuditLogRow } from './table.ts';
 
 /** The `settings` service's `features.auditLogs` (AUDIT_LOGS_ENABLED), else the environment; on unless `OFF`. */
 export function auditLogsEnabled(api: PluginApi): boolean {
-  let settings: { features?: { auditLogs?: boolean } } | undefined;
-  try {
-    settings = api.service('settings');
-  } catch {
-    settings = undefined; // no settings service (a test harness): the environment says
-  }
-  if (typeof settings?.features?.auditLogs === 'boolean') return settings.features.auditLogs;
+  // No settings service (a test harness): the environment says.
+  const settings = api.optional(Services.settings);
+  if (settings) return settings.features.auditLogs;
   return (api.env.AUDIT_LOGS_ENABLED ?? 'ON').trim().toUpperCase() !== 'OFF';
 }
 
 export default definePlugin({
   async setup(api) {
-    const database = api.service<Database>('database');
+    const database = api.service(Services.database);
     // Migrated even while OFF: turning the feature on later needs no other step.
     await database.migrate(auditMigrations);
     const enabled = auditLogsEnabled(api);
-    api.provide('auditLog', new AuditLogStore(database, () => enabled));
+    api.provide(Services.auditLog, new AuditLogStore(database, () => enabled));
     for (const route of auditRoutes(database)) api.route(route);
   },
 });

@@ -1,12 +1,16 @@
-/** Services between the saved-guardrail and saved-config plugins (names and shapes). */
+/** Services between the saved-guardrail and saved-config plugins (tokens and shapes). */
+import { defineService } from '@gateway/sdk';
+import type { SavedGuardrailStore } from './store.ts';
 
-export const SERVICES = {
-  /** SavedGuardrailResolver: an entry by id (the hook engine, config validation). Read by the server. */
-  resolver: 'savedGuardrails',
-  /** SavedGuardrailStore: lookups by id or slug for a workspace (saved configs). */
-  store: 'savedGuardrailStore',
-  /** GuardrailReferences: provided by the saved-config plugin. */
-  references: 'guardrailReferences',
+/**
+ * The resolver the server reads is `Services.savedGuardrails` (SDK). Each plugin works without the other: look these
+ * up with `api.optional(...)` in `onReady`.
+ */
+export const GuardrailServices = {
+  /** Lookups by id or slug for a workspace (saved configs). */
+  store: defineService<SavedGuardrailStore>('savedGuardrailStore'),
+  /** Which saved configs use a guardrail: provided by the saved-config plugin. */
+  references: defineService<GuardrailReferences>('guardrailReferences'),
 } as const;
 
 /** A saved config whose current version names a guardrail. */

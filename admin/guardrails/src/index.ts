@@ -1,16 +1,16 @@
 /**
  * Saved guardrails (docs/admin/guardrails.md): the saved_guardrails table, the /guardrails routes, and the
  * in-memory set behind service `savedGuardrails` (string entries of input_guardrails / output_guardrails, for the
- * hook engine and config validation) and `savedGuardrailStore` (saved configs).
+ * hook engine and config validation) and `GuardrailServices.store` (saved configs).
  */
-import { lazySecretBox, lazyService, optionalService, rebindSealed } from '@gateway/admin-kit';
-import { type Database, definePlugin } from '@gateway/sdk';
-import { type GuardrailReferences, SERVICES } from './contracts.ts';
+import { lazySecretBox, rebindSealed } from '@gateway/admin-kit';
+import { definePlugin, Services } from '@gateway/sdk';
+import { type GuardrailReferences, GuardrailServices } from './contracts.ts';
 import { guardrailRoutes, SCOPES } from './routes.ts';
 import { GuardrailStore } from './store.ts';
 import { guardrailMigrations, savedGuardrails } from './tables.ts';
 
-export { SERVICES, type GuardrailReference, type GuardrailReferences } from './contracts.ts';
+export { GuardrailServices, type GuardrailReference, type GuardrailReferences } from './contracts.ts';
 export { entryViolations } from './entry.ts';
 export { GuardrailStore, type SavedGuardrailStore, type StoredGuardrail } from './store.ts';
 export { guardrailRoutes, SCOPES } from './routes.ts';
@@ -18,7 +18,7 @@ export { guardrailMigrations, guardrailSecretsAt, savedGuardrails, ORGANISATION_
 
 export default definePlugin({
   async setup(api) {
-    const database = api.service<Database>('database');
+    const database = api.service(Services.database);
     await database.migrate(guardrailMigrations);
     // Only a guardrail with secrets needs the key (GATEWAY_ENCRYPTION_KEY, or the SQLite key file).
     const getBox = lazySecretBox(api.env);
@@ -27,12 +27,15 @@ export default definePlugin({
     const store = new GuardrailStore({ database, state: api.state, box: getBox, logger: api.logger });
     await store.start();
     api.onClose(() => store.stop());
-    api.provide(SERVICES.resolver, store.resolve);
-    api.provide(SERVICES.store, store);
-    // Looked up when needed: the saved-config plugin may load after this one.
-    const references = lazyService<GuardrailReferences>(api, SERVICES.references);
-    // Keys may be given these scopes (the api-keys plugin's catalogue has them already; adding is idempotent).
-    optionalService<{ add(scopes: readonly string[]): void }>(api, 'apiKeyScopes')?.add(SCOPES);
-    for (const route of guardrailRoutes({ database, store, box: getBox, references })) api.route(route);
+    api.provide(Services.savedGuardrails, store.resolve);
+    api.provide(GuardrailServices.store, store);
+    // Once ready: the saved-config plugin may load after this one, or not at all.
+    let references: GuardrailReferences | undefined;
+    api.onReady(() => {
+      references = api.optional(GuardrailServices.references);
+      // Keys may be given these scopes (the api-keys plugin's catalogue has them already; adding is idempotent).
+      api.optional(Services.apiKeyScopes)?.add(SCOPES);
+    });
+    for (const route of guardrailRoutes({ database, store, box: getBox, references: () => references })) api.route(route);
   },
 });

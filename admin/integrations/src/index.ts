@@ -2,8 +2,8 @@
  * Integrations, workspace providers and virtual keys: the tables, the administration routes, GET /models, and
  * service `storedAccess` through which the server resolves `@slug` providers and virtual keys from memory.
  */
-import { lazyService, rebindSealed, secretBoxFromEnv, type SecretResolver, type SecuritySettingsService, StoredSnapshot } from '@gateway/admin-kit';
-import { type Database, definePlugin, type ProviderAdapter } from '@gateway/sdk';
+import { AdminServices, rebindSealed, secretBoxFromEnv, type SecuritySettingsService, StoredSnapshot } from '@gateway/admin-kit';
+import { definePlugin, Services } from '@gateway/sdk';
 import type { Ctx } from './context.ts';
 import { integrationModelRoutes } from './routes/integration-models.ts';
 import { integrationWorkspaceRoutes } from './routes/integration-workspaces.ts';
@@ -23,7 +23,7 @@ export { maskValue, maskCredentials, type Credentials } from './credentials.ts';
 
 export default definePlugin({
   async setup(api) {
-    const database = api.service<Database>('database');
+    const database = api.service(Services.database);
     await database.migrate(integrationMigrations);
     const box = secretBoxFromEnv(api.env);
     // Credentials sealed before they were bound to their rows are bound now (admin-kit sealed-rebind.ts).
@@ -38,17 +38,25 @@ export default definePlugin({
     await snapshot.start();
     api.onClose(() => snapshot.stop());
 
-    const adapters = lazyService<ReadonlyMap<string, ProviderAdapter>>(api, 'providerAdapters');
+    // The loaded providers (complete once every plugin is set up), and secrets from the secret-reference plugin,
+    // which this one requires.
+    const adapters = api.service(Services.providerAdapters);
+    const secrets = api.optional(AdminServices.secretReferences);
+    // Once ready: the settings plugin may load after this one, or not at all.
+    let security: SecuritySettingsService | undefined;
+    api.onReady(() => {
+      security = api.optional(AdminServices.securitySettings);
+    });
     const ctx: Ctx = {
       database,
       box,
       snapshot,
       logger: api.logger,
-      secrets: lazyService<SecretResolver>(api, 'secretReferences'),
-      security: lazyService<SecuritySettingsService>(api, 'securitySettings'),
-      providerIds: adapters,
+      secrets: () => secrets,
+      security: () => security,
+      providerIds: () => adapters,
     };
-    api.provide('storedAccess', createStoredAccess({ current: () => snapshot.current, secrets: ctx.secrets }));
+    api.provide(Services.storedAccess, createStoredAccess({ current: () => snapshot.current, secrets: ctx.secrets }));
     for (const route of [
       ...integrationRoutes(ctx),
       ...integrationWorkspaceRoutes(ctx),

@@ -19,7 +19,7 @@ export {
   type StoredDocument,
 } from './masked-secrets.ts';
 export { changedDestinations, destinationFields, PROVIDER_DESTINATIONS } from './secret-destinations.ts';
-export { lazySecretBox, lazyService, optionalService } from './services.ts';
+export { AdminServices, lazySecretBox } from './services.ts';
 export { checkSlug, freeSlug, generatedSlug, isUuid, SLUG_PATTERN, slugBase, slugFromName, type SlugRule, writeWithSlug } from './slug.ts';
 export { conflictOnUnique, isUniqueViolation } from './unique.ts';
 export {

@@ -1,7 +1,24 @@
-/** Other plugins' services, which may load after this one or not at all (the lookups themselves are the SDK's). */
-import type { PluginApi } from '@gateway/sdk';
-export { lazyService, optionalService } from '@gateway/sdk';
+/**
+ * The services administration plugins offer each other, each of which may be missing (its plugin disabled): the
+ * tokens live here, with their contracts (contracts.ts), so that a plugin codes against the contract, not against
+ * another plugin's package. Look them up with `api.optional(...)` in `onReady` (or in setup when the provider is
+ * required).
+ */
+import { defineService, type PluginApi } from '@gateway/sdk';
+import type { OrganisationSettingsService, SecretResolver, SecuritySettingsService } from './contracts.ts';
 import { type SecretBox, secretBoxFromEnv } from './crypto.ts';
+import type { AdminEvents } from './events.ts';
+
+export const AdminServices = {
+  /** Membership and archive events (identity plugin). */
+  events: defineService<AdminEvents>('adminEvents'),
+  /** Effective API-key settings (settings plugin). */
+  organisationSettings: defineService<OrganisationSettingsService>('organisationSettings'),
+  /** Effective security settings (settings plugin). */
+  securitySettings: defineService<SecuritySettingsService>('securitySettings'),
+  /** Secrets from external managers (secret-references plugin). */
+  secretReferences: defineService<SecretResolver>('secretReferences'),
+} as const;
 
 /**
  * The deployment's SecretBox, made when first needed: only a stored object with secrets needs the key, and a MySQL

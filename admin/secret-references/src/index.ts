@@ -1,14 +1,14 @@
 /**
  * Secret references: external secret managers (AWS Secrets Manager `aws_sm`, Azure Key Vault `azure_kv`, HashiCorp
  * Vault KV v2 `hashicorp_vault`) that integrations, virtual keys and MCP integrations read credentials from at
- * request time through `secret_mappings`. Provides the service `secretReferences` (a SecretResolver) and the
- * /secret-references routes.
+ * request time through `secret_mappings`. Provides the service `AdminServices.secretReferences` (a SecretResolver)
+ * and the /secret-references routes.
  *
  * Environment: SECRET_REFERENCES_CACHE_TTL_MS (how long a fetched secret is kept in the process, default 30000),
  * SECRET_REFERENCES_TIMEOUT_MS (deadline of one manager call, default 10000).
  */
-import { optionalService, rebindSealed, secretBoxFromEnv } from '@gateway/admin-kit';
-import { type Database, definePlugin, type OutboundGuard } from '@gateway/sdk';
+import { AdminServices, rebindSealed, secretBoxFromEnv } from '@gateway/admin-kit';
+import { definePlugin, Services } from '@gateway/sdk';
 import { secretReferenceRoutes } from './routes.ts';
 import { DEFAULT_CACHE_TTL_MS, DEFAULT_TIMEOUT_MS, SecretReferenceService } from './service.ts';
 import { secretReferenceMigrations, secretReferences } from './tables.ts';
@@ -25,12 +25,12 @@ function positiveInt(value: string | undefined, fallback: number): number {
 
 export default definePlugin({
   async setup(api) {
-    const database = api.service<Database>('database');
+    const database = api.service(Services.database);
     await database.migrate(secretReferenceMigrations);
     const box = secretBoxFromEnv(api.env);
     // Logins sealed before they were bound to their rows are bound now (admin-kit sealed-rebind.ts).
     await rebindSealed(database, { table: secretReferences, fields: ['auth_config'] }, () => box, api.logger);
-    const hostGuard = optionalService<OutboundGuard>(api, 'hostGuard');
+    const hostGuard = api.optional(Services.hostGuard);
     const service = new SecretReferenceService({
       database,
       box,
@@ -42,7 +42,7 @@ export default definePlugin({
     });
     await service.start();
     api.onClose(() => service.stop());
-    api.provide('secretReferences', service);
+    api.provide(AdminServices.secretReferences, service);
     for (const route of secretReferenceRoutes({ database, box, hostGuard, service })) api.route(route);
   },
 });

@@ -7,17 +7,11 @@
  * database and Redis reloads at once; a periodic reload covers a lost announcement.
  */
 import { StoredSnapshot } from '@gateway/admin-kit';
-import { type Database, eq, type Logger, type Row, type StateStore, type Where } from '@gateway/sdk';
+import { type Database, eq, type Logger, type Row, type StateStore, type Where, type WorkspaceCacheSettings } from '@gateway/sdk';
 import { workspaceCacheSettings } from './tables.ts';
 
-/** Service `workspaceCacheSettings` (settings plugin). */
-export interface WorkspaceCacheSettings {
-  /**
-   * The id of the saved config the workspace uses as its embeddings target for semantic lookups; undefined when it
-   * sets none. Synchronous, no I/O.
-   */
-  embeddingsConfig(workspaceId: string): string | undefined;
-}
+/** Service `workspaceCacheSettings`, declared in the SDK (the cache plugin reads it). */
+export type { WorkspaceCacheSettings };
 
 export type CacheSettingsRow = Row<typeof workspaceCacheSettings>;
 

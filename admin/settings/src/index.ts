@@ -2,16 +2,16 @@
  * Organisation and workspace settings: security settings (with workspace overrides), session settings, API-key
  * settings, email domains, and the /logs routes whose visibility the security settings govern.
  *
- * Services: `securitySettings` (SecuritySettingsService), `organisationSettings` (OrganisationSettingsService) and
- * `sessionSettings` (SessionSettingsService), all read through one per-organisation cache (store.ts), and
- * `workspaceCacheSettings` (WorkspaceCacheSettings: a workspace's embeddings target for the semantic cache, held in
- * memory, cache-settings.ts).
+ * Services: `AdminServices.securitySettings` and `AdminServices.organisationSettings` (admin-kit),
+ * `SettingsServices.session`, all read through one per-organisation cache (store.ts), and
+ * `Services.workspaceCacheSettings` (a workspace's embeddings target for the semantic cache, held in memory,
+ * cache-settings.ts).
  */
-import { lazyService, optionalService } from '@gateway/admin-kit';
+import { AdminServices } from '@gateway/admin-kit';
 import { requestLogMigrations } from '@gateway/plugin-request-log';
-import { definePlugin, type Database } from '@gateway/sdk';
-import { CacheSettingsStore, type WorkspaceCacheSettings } from './cache-settings.ts';
-import { cacheSettingsRoutes, type SavedConfigLookup } from './routes/cache-settings.ts';
+import { defineService, definePlugin, type SavedConfigResolver, Services } from '@gateway/sdk';
+import { CacheSettingsStore } from './cache-settings.ts';
+import { cacheSettingsRoutes } from './routes/cache-settings.ts';
 import { emailDomainRoutes } from './routes/email-domains.ts';
 import { keySettingsRoutes } from './routes/api-keys.ts';
 import { logRoutes } from './routes/logs.ts';
@@ -33,19 +33,19 @@ export { effectiveSession, MIN_SESSION_TTL_SECONDS, SESSION_DEFAULTS, sessionExp
 export { SETTINGS_CHANNEL, SettingsStore, type SettingsStoreOptions } from './store.ts';
 export { emailDomains, organisationSettings, settingsMigrations, workspaceCacheSettings } from './tables.ts';
 
-/** Service `sessionSettings`: what the SSO login (to come) checks a session against. */
+/** Service `SettingsServices.session`: what the SSO login (to come) checks a session against. */
 export interface SessionSettingsService {
   get(organisationId: string): Promise<SessionSettings>;
 }
 
-/** The part of the api-keys plugin's `apiKeyScopes` service used here. */
-interface ScopeRegistry {
-  add(scopes: readonly string[]): void;
-}
+/** The services of this plugin that only plugins requiring it use. */
+export const SettingsServices = {
+  session: defineService<SessionSettingsService>('sessionSettings'),
+} as const;
 
 export default definePlugin({
   async setup(api) {
-    const database = api.service<Database>('database');
+    const database = api.service(Services.database);
     await database.migrate(settingsMigrations);
     // /logs reads the request log's table. plugins/request-log makes it; migrating it here too (the same
     // migrations, recorded by id, so each applies once) keeps /logs answering when that plugin is disabled.
@@ -54,18 +54,23 @@ export default definePlugin({
     const store = new SettingsStore(database, api.state, { logger: api.logger });
     store.start();
     api.onClose(() => store.stop());
-    api.provide('securitySettings', store);
-    api.provide('organisationSettings', store);
-    api.provide<SessionSettingsService>('sessionSettings', { get: (organisationId) => store.session(organisationId) });
+    api.provide(AdminServices.securitySettings, store);
+    api.provide(AdminServices.organisationSettings, store);
+    api.provide(SettingsServices.session, { get: (organisationId) => store.session(organisationId) });
 
     // The semantic cache asks for a workspace's embeddings target on every lookup: answered from memory.
     const cacheSettings = new CacheSettingsStore({ database, state: api.state, logger: api.logger });
     await cacheSettings.start();
     api.onClose(() => cacheSettings.stop());
-    api.provide<WorkspaceCacheSettings>('workspaceCacheSettings', { embeddingsConfig: cacheSettings.embeddingsConfig });
+    api.provide(Services.workspaceCacheSettings, { embeddingsConfig: cacheSettings.embeddingsConfig });
 
-    // Keys may be given these scopes once the catalogue knows them (the api-keys plugin's, when it is loaded).
-    optionalService<ScopeRegistry>(api, 'apiKeyScopes')?.add(SCOPES);
+    // Once ready: the saved-config plugin may load after this one, or not at all.
+    let savedConfigs: SavedConfigResolver | undefined;
+    api.onReady(() => {
+      savedConfigs = api.optional(Services.savedConfigs);
+      // Keys may be given these scopes once the catalogue knows them (the api-keys plugin's, when it is loaded).
+      api.optional(Services.apiKeyScopes)?.add(SCOPES);
+    });
 
     const deps = { database, store };
     for (const route of [
@@ -73,8 +78,7 @@ export default definePlugin({
       ...sessionRoutes(deps),
       ...keySettingsRoutes(deps),
       ...emailDomainRoutes(deps),
-      // Service `savedConfigs` is looked up when needed: the saved-config plugin may load after this one, or not at all.
-      ...cacheSettingsRoutes({ database, cacheSettings, savedConfigs: lazyService<SavedConfigLookup>(api, 'savedConfigs') }),
+      ...cacheSettingsRoutes({ database, cacheSettings, savedConfigs: () => savedConfigs }),
       ...logRoutes({ database, security: store }),
     ])
       api.route(route);

@@ -6,26 +6,14 @@
  * test) only the schema applies and these rules are skipped.
  */
 import { Seam } from './seam.ts';
-import type { GuardrailCheck } from '@gateway/sdk';
+import type { GuardrailCheck, GuardrailScope, SavedGuardrailResolver } from '@gateway/sdk';
 import { clearConfigCache } from './parse.ts';
 import { formatPath, type PathSegment } from './path.ts';
 
 export type CheckLookup = (id: string) => GuardrailCheck | undefined;
 
-/** A saved guardrail: the object form of a guardrail entry (`id`, `deny`, `async`, `on_fail`, `on_success`, checks). */
-export type SavedGuardrail = Readonly<Record<string, unknown>>;
-
-/**
- * Whose saved guardrails a config may name: those of its organisation that are organisation-wide or of
- * `workspaceId`; `null`: of any workspace of the organisation (an organisation-service key).
- */
-export interface GuardrailScope {
-  readonly organisationId: string;
-  readonly workspaceId: string | null;
-}
-
-/** A saved guardrail by id, when `scope` may use it; undefined otherwise, as for an unknown id (ids cannot be probed). */
-export type SavedGuardrailResolver = (id: string, scope: GuardrailScope) => SavedGuardrail | undefined;
+/** The types of service `savedGuardrails`, declared in the SDK with its token. */
+export type { GuardrailScope, SavedGuardrail, SavedGuardrailResolver } from '@gateway/sdk';
 
 const checkLookup = new Seam<CheckLookup>(() => clearConfigCache());
 const savedGuardrails = new Seam<SavedGuardrailResolver>(() => clearConfigCache());

@@ -5,17 +5,14 @@
  * something different to each caller (only their organisation's and workspace's guardrails exist for them): it is
  * validated, and its guardrails put in, once per header value and caller's scope.
  */
-import { type Caller, Errors, type GatewayConfig } from '@gateway/sdk';
+import { type Caller, Errors, type GatewayConfig, type SavedConfigResolver } from '@gateway/sdk';
 import { deepFreeze } from './freeze.ts';
 import { type GuardrailScope, namesSavedGuardrails, withSavedGuardrails } from './hooks.ts';
 import { Seam } from './seam.ts';
 import { validateConfig } from './validate.ts';
 
-/**
- * The config store's lookup of a saved config by id, for the calling workspace: the config (validated when it was
- * saved), undefined when there is none, or a thrown GatewayError (403 for a workspace without access).
- */
-export type SavedConfigResolver = (id: string, caller: Caller | undefined) => GatewayConfig | undefined;
+/** The type of service `savedConfigs`, declared in the SDK with its token. */
+export type { SavedConfigResolver } from '@gateway/sdk';
 
 const MAX_HEADER_CHARS = 256 * 1024;
 const CACHE_ENTRIES = 1000;

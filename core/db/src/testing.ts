@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
-import type { Database, Dialect, Logger, PluginApi, Stage, StateStore } from '@gateway/sdk';
+import type { Database, Dialect, Logger, PluginApi, ServiceToken, Stage, StateStore } from '@gateway/sdk';
 import { createDatabase } from './database.ts';
 
 export const DIALECTS: readonly Dialect[] = ['sqlite', 'mysql'];
@@ -116,41 +116,53 @@ export function testLogger(): Logger & { records: LogRecord[] } {
 export interface TestPluginApi {
   api: PluginApi;
   stages: Stage[];
+  /** Services by id: those given, and those the plugin provided. */
   services: Map<string, unknown>;
   logger: Logger & { records: LogRecord[] };
+  /** Runs the plugin's onReady hooks, as the loader does once every plugin is set up. */
+  ready(): Promise<void>;
   /** Runs the plugin's onClose callbacks, as the server does at shutdown. */
   close(): Promise<void>;
 }
 
-/** What `setup` needs: services, provide, stage, onClose, logger, env. Other registrations throw. */
+/**
+ * What `setup` needs: services (by id: `{ database }`), provide, stage, onReady, onClose, logger, env. Other
+ * registrations throw.
+ */
 export function testPluginApi(options: { name?: string; services?: Record<string, unknown>; env?: Record<string, string | undefined> } = {}): TestPluginApi {
   const services = new Map<string, unknown>(Object.entries(options.services ?? {}));
   const stages: Stage[] = [];
+  const readyHooks: (() => Promise<void> | void)[] = [];
   const closers: (() => Promise<void> | void)[] = [];
   const logger = testLogger();
   const unsupported = (what: string) => () => {
     throw new Error(`${what} is not available in the test plugin api`);
   };
+  // The test gave the service under the token's id: its type is the test's word.
+  const optional = <T>(token: ServiceToken<T>): T | undefined => services.get(token.id) as T | undefined;
+  const name = options.name ?? 'test-plugin';
   const api: PluginApi = {
-    name: options.name ?? 'test-plugin',
+    name,
     env: options.env ?? {},
     logger,
     get state(): StateStore {
       throw new Error('state is not available in the test plugin api');
     },
-    service<T>(name: string): T {
-      if (!services.has(name)) throw new Error(`no service "${name}" in the test plugin api`);
-      return services.get(name) as T;
+    service<T>(token: ServiceToken<T>): T {
+      if (!services.has(token.id)) throw new Error(`no service "${token.id}" in the test plugin api`);
+      return optional(token) as T;
     },
-    provide<T>(name: string, value: T): void {
-      services.set(name, value);
+    optional,
+    provide<T>(token: ServiceToken<T>, value: T): void {
+      if (services.has(token.id)) throw new Error(`service "${token.id}" from plugin ${name} is already provided`);
+      services.set(token.id, value);
     },
     stage: (stage) => void stages.push(stage),
+    onReady: (fn) => void readyHooks.push(fn),
     onClose: (fn) => void closers.push(fn),
     provider: unsupported('provider'),
     strategy: unsupported('strategy'),
     guardrail: unsupported('guardrail'),
-    cache: unsupported('cache'),
     route: unsupported('route'),
   };
   return {
@@ -158,6 +170,9 @@ export function testPluginApi(options: { name?: string; services?: Record<string
     stages,
     services,
     logger,
+    ready: async () => {
+      for (const fn of readyHooks.splice(0)) await fn();
+    },
     close: async () => {
       for (const fn of closers) await fn();
     },

@@ -20,7 +20,7 @@ function writePackage(dir: string, pkg: Record<string, unknown>): void {
   writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg, null, 2));
 }
 
-const manifest = (kind = 'provider') => ({ kind, api: 1, entry: './index.ts' });
+const manifest = (entry = './index.ts') => ({ api: 1, entry });
 
 describe('discoverPlugins', () => {
   test('finds plugin packages in `folder/*` workspace folders, in name order, and skips packages without "gateway"', () => {
@@ -30,20 +30,20 @@ describe('discoverPlugins', () => {
     writePackage(join(root, 'providers', 'alpha'), { name: '@x/alpha', version: '1.0.0', gateway: manifest() });
     writePackage(join(root, 'providers', 'plain'), { name: '@x/plain', version: '1.0.0' }); // not a plugin
     mkdirSync(join(root, 'providers', 'empty-folder')); // no package.json at all
-    writePackage(join(root, 'plugins', 'cache'), { name: '@x/cache', gateway: manifest('cache') });
+    writePackage(join(root, 'plugins', 'cache'), { name: '@x/cache', gateway: manifest('./cache.ts') });
 
     const found = discoverPlugins(root);
     expect(found.map((p) => p.name)).toEqual(['@x/alpha', '@x/zeta', '@x/cache']);
     expect(found[0]).toEqual({ name: '@x/alpha', version: '1.0.0', dir: join(root, 'providers', 'alpha'), manifest: manifest() as never });
     // a package without a version gets 0.0.0
     expect(found[2]?.version).toBe('0.0.0');
-    expect(found[2]?.manifest.kind).toBe('cache');
+    expect(found[2]?.manifest.entry).toBe('./cache.ts');
   });
 
   test('accepts a plain folder workspace pattern and the `{ packages: [...] }` workspaces form', () => {
     const root = tempDir();
     writePackage(root, { name: 'root', workspaces: { packages: ['tools/one', 'missing/*'] } });
-    writePackage(join(root, 'tools', 'one'), { name: 'one', gateway: manifest('stage') });
+    writePackage(join(root, 'tools', 'one'), { name: 'one', gateway: manifest() });
     expect(discoverPlugins(root).map((p) => p.name)).toEqual(['one']);
   });
 
@@ -54,13 +54,13 @@ describe('discoverPlugins', () => {
       dependencies: { 'acme-provider': '1.0.0', '@scope/guard': '1.0.0', 'left-pad': '1.0.0', 'not-installed': '1.0.0' },
     });
     writePackage(join(root, 'node_modules', 'acme-provider'), { name: 'acme-provider', version: '1.2.3', gateway: manifest() });
-    writePackage(join(root, 'node_modules', '@scope', 'guard'), { name: '@scope/guard', version: '0.1.0', gateway: manifest('guardrail') });
+    writePackage(join(root, 'node_modules', '@scope', 'guard'), { name: '@scope/guard', version: '0.1.0', gateway: manifest('./guard.ts') });
     writePackage(join(root, 'node_modules', 'left-pad'), { name: 'left-pad', version: '1.0.0' });
 
     const found = discoverPlugins(root);
     expect(found.map((p) => p.name)).toEqual(['acme-provider', '@scope/guard']);
     expect(found[0]?.dir).toBe(join(root, 'node_modules', 'acme-provider'));
-    expect(found[1]?.manifest.kind).toBe('guardrail');
+    expect(found[1]?.manifest.entry).toBe('./guard.ts');
   });
 
   test('looks for a dependency in the node_modules of parent folders, as the resolver does', () => {

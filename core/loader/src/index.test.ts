@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Logger, StateStore } from '@gateway/sdk';
+import { defineService, type Logger, Services, type StateStore } from '@gateway/sdk';
 import { loadPlugins, type LoadOptions } from './index.ts';
 
 const dirs: string[] = [];
@@ -30,7 +30,7 @@ function project(specs: Spec[]): string {
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       join(dir, 'package.json'),
-      JSON.stringify({ name: spec.name, version: '1.0.0', gateway: { kind: 'stage', api: 1, entry: './index.ts', ...spec.gateway } }),
+      JSON.stringify({ name: spec.name, version: '1.0.0', gateway: { api: 1, entry: './index.ts', ...spec.gateway } }),
     );
     writeFileSync(join(dir, 'index.ts'), spec.source);
   });
@@ -73,19 +73,80 @@ describe('loadPlugins', () => {
       {
         name: 'consumer',
         gateway: { requires: ['producer'] },
-        source: `export default { setup(api) { api.provide('doubled', api.service('number') * 2); } };`,
+        source: `export default { setup(api) { api.provide({ id: 'doubled' }, api.service({ id: 'number' }) * 2); } };`,
       },
-      { name: 'producer', source: `export default { setup(api) { api.provide('number', 21); } };` },
+      { name: 'producer', source: `export default { setup(api) { api.provide({ id: 'number' }, 21); } };` },
     ]);
     const result = await loadPlugins(options([root]));
     expect(result.refused).toEqual([]);
-    expect(result.registry.services.get('doubled')).toBe(42);
+    expect(result.registry.service(defineService<number>('doubled'))).toBe(42);
   });
 
   test('host services are visible to plugins', async () => {
-    const root = project([{ name: 'uses-db', source: `export default { setup(api) { api.provide('seen', api.service('database')); } };` }]);
-    const result = await loadPlugins(options([root], { services: { database: 'the-db' } }));
-    expect(result.registry.services.get('seen')).toBe('the-db');
+    const root = project([{ name: 'uses-db', source: `export default { setup(api) { api.provide({ id: 'seen' }, api.service({ id: 'database' })); } };` }]);
+    const database = { dialect: 'sqlite' } as never;
+    const result = await loadPlugins(options([root], { provide: (registry) => registry.provide(Services.database, database) }));
+    expect(result.registry.optional(defineService<unknown>('seen'))).toBe(database);
+  });
+
+  test('a second provider of a service is refused at load, naming both plugins; the first keeps it', async () => {
+    const root = project([
+      { name: 'first', source: `export default { setup(api) { api.provide({ id: 'acme.ledger' }, 'first'); } };` },
+      { name: 'second', source: `export default { setup(api) { api.provide({ id: 'acme.ledger' }, 'second'); } };` },
+      { name: 'host-clash', source: `export default { setup(api) { api.provide({ id: 'database' }, 'mine'); } };` },
+    ]);
+    const result = await loadPlugins(options([root], { provide: (registry) => registry.provide(Services.database, 'the-db' as never) }));
+    expect(result.loaded.map((p) => p.name)).toEqual(['first']);
+    expect(result.refused).toEqual([
+      { name: 'second', reason: 'failed to load: service "acme.ledger" from plugin second is already provided by plugin first; a service has one provider' },
+      { name: 'host-clash', reason: 'failed to load: service "database" from plugin host-clash is already provided by the gateway; a service has one provider' },
+    ]);
+    expect(result.registry.optional(defineService<string>('acme.ledger'))).toBe('first');
+  });
+
+  test('onReady hooks run once every plugin is set up, in load order: a service of a plugin loaded later is there', async () => {
+    const root = project([
+      {
+        name: 'early',
+        source: `export default { setup(api) {
+          (globalThis.__loadOrder ??= []).push('setup early');
+          api.onReady(() => {
+            globalThis.__loadOrder.push('ready early: ' + api.optional({ id: 'late.value' }) + ', ' + api.optional({ id: 'nobody.value' }));
+          });
+        } };`,
+      },
+      {
+        name: 'late',
+        source: `export default { setup(api) {
+          globalThis.__loadOrder.push('setup late: ' + api.optional({ id: 'late.value' }));
+          api.provide({ id: 'late.value' }, 'here');
+          api.onReady(() => void globalThis.__loadOrder.push('ready late'));
+        } };`,
+      },
+    ]);
+    g.__loadOrder = [];
+    const result = await loadPlugins(options([root]));
+    expect(g.__loadOrder).toEqual(['setup early', 'setup late: undefined']);
+    await result.registry.ready();
+    expect(g.__loadOrder).toEqual(['setup early', 'setup late: undefined', 'ready early: here, undefined', 'ready late']);
+    await result.registry.ready(); // once
+    expect(g.__loadOrder).toHaveLength(4);
+  });
+
+  test('a refused plugin leaves no ready hook; a ready hook that throws stops the start, naming its plugin', async () => {
+    const root = project([
+      { name: 'refused', source: `export default { setup(api) { api.onReady(() => { throw new Error('must not run'); }); throw new Error('no'); } };` },
+      { name: 'grumpy', source: `export default { setup(api) { api.onReady(async () => { throw new Error('not today'); }); } };` },
+    ]);
+    const result = await loadPlugins(options([root]));
+    expect(result.refused.map((r) => r.name)).toEqual(['refused']);
+    await expect(result.registry.ready()).rejects.toThrow('plugin grumpy failed when ready: not today');
+  });
+
+  test('services are provided in setup: a provide from a ready hook is refused', async () => {
+    const root = project([{ name: 'tardy', source: `export default { setup(api) { api.onReady(() => api.provide({ id: 'tardy.value' }, 1)); } };` }]);
+    const result = await loadPlugins(options([root]));
+    await expect(result.registry.ready()).rejects.toThrow('plugin tardy failed when ready: plugin tardy provides service "tardy.value" after setup');
   });
 
   test('a plugin whose entry throws on import is refused, and the others still load', async () => {
@@ -171,31 +232,29 @@ describe('loadPlugins', () => {
     expect(g.__loadOrder).toEqual(['keep']);
   });
 
-  test('contract refusals (api, kind, core range) are reported with the load result', async () => {
+  test('contract refusals (api, core range) are reported with the load result', async () => {
     const root = project([
       { name: 'api-two', source: recording('api-two'), gateway: { api: 2 } },
-      { name: 'odd-kind', source: recording('odd-kind'), gateway: { kind: 'gizmo' } },
       { name: 'new-core', source: recording('new-core'), gateway: { core: '>=2' } },
     ]);
     const result = await loadPlugins(options([root]));
     expect(result.loaded).toEqual([]);
     expect(result.refused).toEqual([
       { name: 'api-two', reason: 'declares plugin api 2, this gateway speaks api 1' },
-      { name: 'odd-kind', reason: 'unknown plugin kind "gizmo"' },
       { name: 'new-core', reason: 'needs core >=2, this is core 1.0.0' },
     ]);
     expect(result.registry.providers.size).toBe(0);
   });
 
   test('with several roots, a package name found in an earlier root wins', async () => {
-    const first = project([{ name: 'dup', source: `export default { setup(api) { api.provide('which', 'first'); } };` }]);
+    const first = project([{ name: 'dup', source: `export default { setup(api) { api.provide({ id: 'which' }, 'first'); } };` }]);
     const second = project([
-      { name: 'dup', source: `export default { setup(api) { api.provide('which', 'second'); } };` },
-      { name: 'extra', source: `export default { setup(api) { api.provide('extra', true); } };` },
+      { name: 'dup', source: `export default { setup(api) { api.provide({ id: 'which' }, 'second'); } };` },
+      { name: 'extra', source: `export default { setup(api) { api.provide({ id: 'extra' }, true); } };` },
     ]);
     const result = await loadPlugins(options([first, second]));
     expect(result.loaded.map((p) => p.name)).toEqual(['dup', 'extra']);
-    expect(result.registry.services.get('which')).toBe('first');
-    expect(result.registry.services.get('extra')).toBe(true);
+    expect(result.registry.optional(defineService<string>('which'))).toBe('first');
+    expect(result.registry.optional(defineService<boolean>('extra'))).toBe(true);
   });
 });

@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import type { GatewayPlugin, Logger, StateStore } from '@gateway/sdk';
 import { discoverPlugins, type PluginPackage } from './discover.ts';
 import { checkAndOrder, type Refusal } from './order.ts';
-import { Registry } from './registry.ts';
+import { HOST, Registry } from './registry.ts';
 
-export { discoverPlugins, checkAndOrder, Registry };
+export { discoverPlugins, checkAndOrder, HOST, Registry };
 export type { PluginPackage, Refusal };
 
 export interface LoadOptions {
@@ -16,8 +16,8 @@ export interface LoadOptions {
   env: Record<string, string | undefined>;
   logger: Logger;
   state: StateStore;
-  /** Services the host provides before any plugin runs (`database`). */
-  services?: Record<string, unknown>;
+  /** Provides the host's services (`Services.database`, …) before any plugin is set up. */
+  provide?(registry: Registry): void;
 }
 
 export interface LoadResult {
@@ -31,14 +31,17 @@ function isPlugin(value: unknown): value is GatewayPlugin {
   return typeof value === 'object' && value !== null && typeof (value as GatewayPlugin).setup === 'function';
 }
 
-/** Discovers, checks, orders and sets up every plugin. A plugin that fails to load is refused, not fatal. */
+/**
+ * Discovers, checks, orders and sets up every plugin. A plugin that fails to load is refused, not fatal. The host
+ * then provides what needs the loaded plugins and calls `registry.ready()` before it serves.
+ */
 export async function loadPlugins(opts: LoadOptions): Promise<LoadResult> {
   const seen = new Map<string, PluginPackage>();
   for (const root of opts.roots) for (const pkg of discoverPlugins(root)) if (!seen.has(pkg.name)) seen.set(pkg.name, pkg);
   const { ordered, refused, skipped } = checkAndOrder([...seen.values()], opts.coreVersion, new Set(opts.disabled ?? []));
 
   const registry = new Registry();
-  for (const [name, value] of Object.entries(opts.services ?? {})) registry.services.set(name, value);
+  opts.provide?.(registry);
   const loaded: PluginPackage[] = [];
   const failed = new Set<string>();
   for (const pkg of ordered) {

@@ -1,8 +1,6 @@
 import { PLUGIN_API_VERSION } from '@gateway/sdk';
 import type { PluginPackage } from './discover.ts';
 
-const KINDS = new Set(['stage', 'strategy', 'provider', 'guardrail', 'cache', 'store', 'admin']);
-
 export interface Refusal {
   name: string;
   reason: string;
@@ -10,7 +8,7 @@ export interface Refusal {
 
 /**
  * Checks each plugin against the contract and orders them so that every plugin comes after what it requires.
- * Refused plugins (wrong api, unknown kind, core range not met, missing or refused requirement, cycle) are
+ * Refused plugins (wrong api, no entry, core range not met, missing or refused requirement, cycle) are
  * reported, never loaded.
  */
 export function checkAndOrder(
@@ -26,7 +24,6 @@ export function checkAndOrder(
     if (disabled.has(pkg.name)) skipped.push(pkg.name);
     else if (m.api !== PLUGIN_API_VERSION)
       refused.push({ name: pkg.name, reason: `declares plugin api ${String(m.api)}, this gateway speaks api ${PLUGIN_API_VERSION}` });
-    else if (!KINDS.has(m.kind)) refused.push({ name: pkg.name, reason: `unknown plugin kind "${String(m.kind)}"` });
     else if (typeof m.entry !== 'string' || m.entry === '') refused.push({ name: pkg.name, reason: 'has no "entry"' });
     else if (m.core && !Bun.semver.satisfies(coreVersion, m.core))
       refused.push({ name: pkg.name, reason: `needs core ${m.core}, this is core ${coreVersion}` });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import type { Logger, ProviderAdapter, Stage, StateStore } from '@gateway/sdk';
+import { defineService, type Logger, type ProviderAdapter, Services, type Stage, type StateStore } from '@gateway/sdk';
 import { Registry } from './registry.ts';
 
 const deps = { env: {}, logger: { debug() {}, info() {}, warn() {}, error() {} } as Logger, state: { kind: 'memory' } as unknown as StateStore };
@@ -42,28 +42,37 @@ describe('Registry', () => {
     expect(registry.owners.get('acme')).toBe('first');
   });
 
-  test('service() of an unknown service names the plugin and the service', () => {
+  test('service() of an unknown service names the plugin and the service; optional() is undefined', () => {
     const registry = new Registry();
     const api = registry.apiFor('needy', deps);
-    expect(() => api.service('database')).toThrow('plugin needy needs service "database", which no loaded plugin provides');
-    api.provide('database', 1);
-    expect(api.service<number>('database')).toBe(1);
+    const counter = defineService<number>('needy.counter');
+    expect(() => api.service(counter)).toThrow('plugin needy needs service "needy.counter", which no loaded plugin provides');
+    expect(api.optional(counter)).toBeUndefined();
+    api.provide(counter, 1);
+    expect(api.service(counter)).toBe(1);
+    // Another copy of the token (another copy of the SDK): the same service.
+    expect(registry.service(defineService<number>('needy.counter'))).toBe(1);
   });
 
-  test('strategies, guardrails, caches, routes and closers are recorded', async () => {
+  test('the registry provides the live maps of guardrail checks and provider adapters', () => {
+    const registry = new Registry();
+    registry.apiFor('p', deps).provider(adapter('acme'));
+    expect(registry.service(Services.providerAdapters).get('acme')?.id).toBe('acme');
+    expect(registry.service(Services.guardrailChecks)).toBe(registry.guardrails);
+  });
+
+  test('strategies, guardrails, routes and closers are recorded', async () => {
     const registry = new Registry();
     const api = registry.apiFor('misc', deps);
     expect(api.name).toBe('misc');
     api.strategy({ mode: 'm', plan: () => [], next: () => false });
     api.guardrail({ id: 'misc.check', run: async () => ({ verdict: true }) });
-    api.cache({ name: 'mem', get: async () => null, set: async () => {} });
     const route = { method: 'GET' as const, path: '/things', scope: 'things.read', handle: () => new Response('ok') };
     api.route(route);
     let closed = 0;
     api.onClose(() => void closed++);
     expect(registry.strategies.has('m')).toBe(true);
     expect(registry.guardrails.has('misc.check')).toBe(true);
-    expect(registry.caches.has('mem')).toBe(true);
     expect(registry.routes).toEqual([{ plugin: 'misc', route }]);
     for (const fn of registry.closers) await fn();
     expect(closed).toBe(1);

@@ -1,19 +1,31 @@
-import type {
-  AdminRoute,
-  AttemptStage,
-  CacheBackend,
-  FinallyStage,
-  GuardrailCheck,
-  JudgeStage,
-  Logger,
-  PluginApi,
-  ProviderAdapter,
-  RequestStage,
-  ResponseStage,
-  Stage,
-  StateStore,
-  Strategy,
+import {
+  type AdminRoute,
+  type AttemptStage,
+  type FinallyStage,
+  type GuardrailCheck,
+  type JudgeStage,
+  type Logger,
+  type PluginApi,
+  type ProviderAdapter,
+  type RequestStage,
+  type ResponseStage,
+  type ServiceToken,
+  Services,
+  type Stage,
+  type StateStore,
+  type Strategy,
 } from '@gateway/sdk';
+
+/** The owner of the services the host provides, in messages. */
+export const HOST = 'the gateway';
+
+interface Provided {
+  value: unknown;
+  /** The plugin that provides it, or HOST. */
+  owner: string;
+}
+
+type Hook = () => Promise<void> | void;
 
 interface Ordered<T> {
   item: T;
@@ -26,10 +38,14 @@ export class Registry {
   readonly providers = new Map<string, ProviderAdapter>();
   readonly strategies = new Map<string, Strategy>();
   readonly guardrails = new Map<string, GuardrailCheck>();
-  readonly caches = new Map<string, CacheBackend>();
   readonly routes: { plugin: string; route: AdminRoute }[] = [];
-  readonly services = new Map<string, unknown>();
-  readonly closers: (() => Promise<void> | void)[] = [];
+  readonly closers: Hook[] = [];
+  /** `onReady` hooks in load order, with their plugin's name for the message when one fails. */
+  private readonly readyHooks: { plugin: string; fn: Hook }[] = [];
+  /** By token id: a token is compared by its id, so plugins built against another copy of the SDK agree. */
+  private readonly services = new Map<string, Provided>();
+  /** Services are provided during setup only: once ready hooks run, every lookup must find what it will ever find. */
+  private settingUp = true;
   /** Which plugin registered each provider, for the start-up listing. */
   readonly owners = new Map<string, string>();
 
@@ -41,13 +57,56 @@ export class Registry {
   finallyStages: FinallyStage[] = [];
   private readonly stages: Ordered<Stage>[] = [];
 
+  constructor() {
+    // The live maps: complete once every plugin is set up.
+    this.provide(Services.guardrailChecks, this.guardrails);
+    this.provide(Services.providerAdapters, this.providers);
+  }
+
+  /** Makes `owner` the service's one provider; a second provider of the same service is refused, naming both. */
+  provide<T>(token: ServiceToken<T>, value: T, owner = HOST): void {
+    const held = this.services.get(token.id);
+    if (held) throw new Error(`service "${token.id}" from ${owner} is already provided by ${held.owner}; a service has one provider`);
+    this.services.set(token.id, { value, owner });
+  }
+
+  /** The service, or undefined when nothing provides it. */
+  optional<T>(token: ServiceToken<T>): T | undefined {
+    return this.lookup(token)?.value;
+  }
+
+  /** The service; throws, naming it and who needs it, when nothing provides it. */
+  service<T>(token: ServiceToken<T>, needer = HOST): T {
+    const found = this.lookup(token);
+    if (!found) throw new Error(`${needer} needs service "${token.id}", which no loaded plugin provides`);
+    return found.value;
+  }
+
+  private lookup<T>(token: ServiceToken<T>): { value: T } | undefined {
+    // The one place a service's type is taken on trust: `provide` stored a T under this id.
+    return this.services.get(token.id) as { value: T } | undefined;
+  }
+
+  /** Runs every plugin's `onReady` hooks in load order, once; a hook that throws stops the start, naming its plugin. */
+  async ready(): Promise<void> {
+    this.settingUp = false;
+    for (const { plugin, fn } of this.readyHooks.splice(0)) {
+      try {
+        await fn();
+      } catch (error) {
+        throw new Error(`plugin ${plugin} failed when ready: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      }
+    }
+  }
+
   /** What the registry holds now, so that a plugin whose setup fails can be taken out again whole. */
   snapshot(): () => void {
-    const maps = [this.providers, this.strategies, this.guardrails, this.caches, this.services, this.owners].map(
+    const maps = [this.providers, this.strategies, this.guardrails, this.services, this.owners].map(
       (m) => [m, new Map(m as Map<string, unknown>)] as const,
     );
     const routes = this.routes.length;
     const closers = this.closers.length;
+    const readyHooks = this.readyHooks.length;
     const stages = this.stages.length;
     return () => {
       for (const [live, saved] of maps) {
@@ -57,6 +116,7 @@ export class Registry {
       }
       this.routes.length = routes;
       this.closers.length = closers;
+      this.readyHooks.length = readyHooks;
       this.stages.length = stages;
       this.sortStages();
     };
@@ -86,12 +146,11 @@ export class Registry {
       env: deps.env,
       logger: deps.logger,
       state: deps.state,
-      service<T>(service: string): T {
-        if (!registry.services.has(service)) throw new Error(`plugin ${name} needs service "${service}", which no loaded plugin provides`);
-        return registry.services.get(service) as T;
-      },
-      provide<T>(service: string, value: T): void {
-        registry.services.set(service, value);
+      service: (token) => registry.service(token, `plugin ${name}`),
+      optional: (token) => registry.optional(token),
+      provide(token, value): void {
+        if (!registry.settingUp) throw new Error(`plugin ${name} provides service "${token.id}" after setup; services are provided in setup`);
+        registry.provide(token, value, `plugin ${name}`);
       },
       provider(adapter: ProviderAdapter): void {
         const owner = registry.owners.get(adapter.id);
@@ -102,8 +161,8 @@ export class Registry {
       stage: (stage) => registry.addStage(stage),
       strategy: (strategy) => void registry.strategies.set(strategy.mode, strategy),
       guardrail: (check) => void registry.guardrails.set(check.id, check),
-      cache: (backend) => void registry.caches.set(backend.name, backend),
       route: (route) => void registry.routes.push({ plugin: name, route }),
+      onReady: (fn) => void registry.readyHooks.push({ plugin: name, fn }),
       onClose: (fn) => void registry.closers.push(fn),
     };
   }

@@ -4,6 +4,7 @@ export * from './config.ts';
 export * from './config-fields.ts';
 export * from './provider.ts';
 export * from './plugin.ts';
+export * from './services.ts';
 export * from './db.ts';
 export * from './param-path.ts';
 export * from './embeddings.ts';

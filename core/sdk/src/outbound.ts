@@ -24,5 +24,3 @@ export interface OutboundGuard {
   fetch(url: string | URL, init?: OutboundInit): Promise<Response>;
 }
 
-/** The name under which the core provides the guard. */
-export const OUTBOUND_GUARD_SERVICE = 'hostGuard';

@@ -3,16 +3,17 @@ import type { GatewayConfig, TargetConfig } from './config.ts';
 import type { StrategyFieldSet } from './config-fields.ts';
 import type { GatewayError } from './errors.ts';
 import type { ProviderAdapter } from './provider.ts';
+import type { ServiceToken } from './services.ts';
 import type { EndpointKind, JsonObject, Logger, StateStore } from './types.ts';
 
 /** The contract version. The loader refuses a plugin whose `gateway.api` differs. */
 export const PLUGIN_API_VERSION = 1;
 
-export type PluginKind = 'stage' | 'strategy' | 'provider' | 'guardrail' | 'cache' | 'store' | 'admin';
-
-/** The `"gateway"` field of a plugin's package.json. */
+/**
+ * The `"gateway"` field of a plugin's package.json. A plugin is what it registers (providers, stages, checks,
+ * routes, services): the manifest only says how to load it.
+ */
 export interface PluginManifest {
-  kind: PluginKind;
   api: number;
   /** Module to import, relative to the package folder. */
   entry: string;
@@ -241,7 +242,7 @@ export interface Strategy {
   strategyFields?: StrategyFieldSet;
 }
 
-// ---- guardrails, cache, admin -------------------------------------------------------------------------------
+// ---- guardrails ---------------------------------------------------------------------------------------------------
 
 export interface GuardrailCheckContext {
   request: GatewayRequest;
@@ -258,12 +259,6 @@ export interface GuardrailCheck {
   run(ctx: GuardrailCheckContext, parameters: JsonObject): Promise<{ verdict: boolean; data?: unknown; transformed?: JsonObject }>;
 }
 
-export interface CacheBackend {
-  name: string;
-  get(key: string): Promise<Uint8Array | null>;
-  set(key: string, value: Uint8Array, ttlSeconds: number): Promise<void>;
-}
-
 // ---- the plugin itself ----------------------------------------------------------------------------------------
 
 export interface PluginApi {
@@ -272,15 +267,26 @@ export interface PluginApi {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly logger: Logger;
   readonly state: StateStore;
-  /** Services other plugins provide, by name (`database`, …). */
-  service<T>(name: string): T;
-  provide<T>(name: string, value: T): void;
+  /**
+   * A service (docs/plugins.md, "Services"); throws, naming it, when nothing provides it. In `setup` the host's
+   * services and those of the plugins this one `requires` are there; in `onReady`, every plugin's.
+   */
+  service<T>(token: ServiceToken<T>): T;
+  /** The service, or undefined when nothing provides it (in `setup`: nothing so far; in `onReady`: nothing at all). */
+  optional<T>(token: ServiceToken<T>): T | undefined;
+  /** Makes this plugin the service's provider; a second provider of the same service is refused at load. */
+  provide<T>(token: ServiceToken<T>, value: T): void;
   provider(adapter: ProviderAdapter): void;
   stage(stage: Stage): void;
   strategy(strategy: Strategy): void;
   guardrail(check: GuardrailCheck): void;
-  cache(backend: CacheBackend): void;
   route(route: AdminRoute): void;
+  /**
+   * Called once every plugin is set up and the host has provided its services, before the server accepts requests:
+   * the place to look up services of plugins loaded after this one (or maybe not at all), once. A hook that throws
+   * stops the gateway from starting.
+   */
+  onReady(fn: () => Promise<void> | void): void;
   /** Called at shutdown after in-flight requests finished, e.g. to flush queues. */
   onClose(fn: () => Promise<void> | void): void;
 }
@@ -292,30 +298,4 @@ export interface GatewayPlugin {
 /** Identity helper that gives a plugin's default export its type. */
 export function definePlugin(plugin: GatewayPlugin): GatewayPlugin {
   return plugin;
-}
-
-// ---- services of other plugins (or of the host), which may load after this one or not at all -------------------
-
-/** The service, or undefined when nothing provides it (yet). */
-export function optionalService<T>(api: Pick<PluginApi, 'service'>, name: string): T | undefined {
-  try {
-    return api.service<T>(name);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * A service looked up when first needed and kept once found. While it is missing, `retryMs` spaces the lookups (a
- * lookup of a missing service throws inside `api.service`: too costly for every request of a hot path).
- */
-export function lazyService<T>(api: Pick<PluginApi, 'service'>, name: string, retryMs = 0): () => T | undefined {
-  let found: T | undefined;
-  let lookedAt = Number.NEGATIVE_INFINITY;
-  return () => {
-    if (found !== undefined || (retryMs > 0 && Date.now() - lookedAt < retryMs)) return found;
-    lookedAt = Date.now();
-    found = optionalService<T>(api, name);
-    return found;
-  };
 }

@@ -1,18 +1,18 @@
 import { resolve } from 'node:path';
-import { type SavedConfigResolver, type SavedGuardrailResolver, setCheckLookup, setSavedConfigResolver, setSavedGuardrailResolver, useLoadedFields } from '@gateway/config';
+import { setCheckLookup, setSavedConfigResolver, setSavedGuardrailResolver, useLoadedFields } from '@gateway/config';
 import { createDatabase } from '@gateway/db';
 import { loadPlugins, type LoadResult } from '@gateway/loader';
 import { HostGuard, type PipelineDeps, type Resolver } from '@gateway/pipeline';
-import { type AdminAuthorizer, type AuditSink, type EndpointKind, Errors, GatewayError, type Logger, type StateStore } from '@gateway/sdk';
+import { type EndpointKind, Errors, GatewayError, type Logger, type ServiceToken, Services, type StateStore } from '@gateway/sdk';
 import { type AdminDeps, adminHandler } from './admin-routes.ts';
 import { createStateStore } from '@gateway/state';
 import { type AnyElysia, Elysia } from 'elysia';
 import { readSettings, type Settings } from './env.ts';
-import { type Authenticator, handleGatewayCall, type HandlerDeps } from './gateway-handler.ts';
+import { handleGatewayCall, type HandlerDeps } from './gateway-handler.ts';
 import { createLogger, redactSecretFields } from './logger.ts';
 import { Metrics, metricsEndpoint } from './metrics.ts';
 import { internalCalls } from './internal-calls.ts';
-import { makeProviderResolver, type StoredAccess } from './resolve.ts';
+import { makeProviderResolver } from './resolve.ts';
 
 export const CORE_VERSION = '1.0.0';
 export const PROJECT_ROOT = resolve(import.meta.dir, '../../..');
@@ -33,6 +33,8 @@ export interface Gateway {
   state: StateStore;
   logger: Logger;
   metrics: Metrics;
+  /** A service the host or a plugin provides; throws, naming it, when none does (tests, tools). */
+  service<T>(token: ServiceToken<T>): T;
   /** Handles one request in-process (tests). */
   handle(request: Request): Promise<Response>;
   /** Flushes queues and closes connections, after in-flight requests are done. */
@@ -76,31 +78,30 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     state,
     // hostGuard: plugins that call URLs taken from configs (webhooks, guardrail services, token endpoints, secret
     // managers) fetch them through the same guard as custom hosts (sdk OutboundGuard).
-    services: { database, settings, hostGuard },
+    provide: (registry) => {
+      registry.provide(Services.database, database);
+      registry.provide(Services.settings, settings);
+      registry.provide(Services.hostGuard, hostGuard);
+    },
   });
   const { registry } = plugins;
   const metrics = new Metrics();
   const serveMetrics = metricsEndpoint(metrics, settings.metricsToken);
 
-  // Guardrail checks, once every plugin registered its own: the hook engine (plugins/hooks) reads them through this
-  // service; config validation through the seams (unknown check ids and bad parameters are invalid_config). Set
-  // before any traffic: parsed configs are cached. GUARDRAILS_ENABLED=OFF: no validation of checks (the engine is off).
-  registry.services.set('guardrailChecks', registry.guardrails);
-  // The loaded providers by id: the integrations plugin checks `ai_provider_id` against them (read at request time).
-  registry.services.set('providerAdapters', registry.providers);
+  // Guardrail checks, once every plugin registered its own: the hook engine (plugins/hooks) reads them through the
+  // `guardrailChecks` service; config validation through the seams (unknown check ids and bad parameters are
+  // invalid_config). Set before any traffic: parsed configs are cached. GUARDRAILS_ENABLED=OFF: no validation of
+  // checks (the engine is off).
   const unsetChecks = setCheckLookup(settings.features.guardrails ? (id) => registry.guardrails.get(id) : undefined);
-  const unsetSaved = setSavedGuardrailResolver(
-    settings.features.guardrails ? (registry.services.get('savedGuardrails') as SavedGuardrailResolver | undefined) : undefined,
-  );
-
-  const unsetSavedConfigs = setSavedConfigResolver(registry.services.get('savedConfigs') as SavedConfigResolver | undefined);
+  const unsetSaved = setSavedGuardrailResolver(settings.features.guardrails ? registry.optional(Services.savedGuardrails) : undefined);
+  const unsetSavedConfigs = setSavedConfigResolver(registry.optional(Services.savedConfigs));
   // The config as the loaded plugins make it (their providers' target fields, their strategies' modes and fields),
   // compiled once; the fields they declare secret are kept out of log lines too.
   const unsetFields = useLoadedFields({ providers: registry.providers.values(), strategies: registry.strategies.values() });
   for (const adapter of registry.providers.values()) redactSecretFields(adapter.targetFields?.secret ?? []);
 
-  const stored: StoredAccess = registry.services.has('storedAccess') ? (registry.services.get('storedAccess') as StoredAccess) : {};
-  const breaker = registry.services.get('circuitBreaker') as { isAvailable: NonNullable<PipelineDeps['isAvailable']> } | undefined;
+  const stored = registry.optional(Services.storedAccess) ?? {};
+  const breaker = registry.optional(Services.circuitBreaker);
   const pipeline: PipelineDeps = {
     strategies: registry.strategies,
     attemptStages: registry.attemptStages,
@@ -116,9 +117,9 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     isAvailable: breaker ? (req, index, target) => breaker.isAvailable(req, index, target) : undefined,
     observe: (req, outcome) => metrics.record(req.endpoint, outcome.providerId, outcome.status, outcome.latencyMs, outcome.upstreamLatencyMs),
   };
-  // Calls plugins make through this pipeline (the response cache's embeddings target); looked up at call time.
-  registry.services.set('gatewayCalls', internalCalls(pipeline));
-  const authenticator = registry.services.get('apiKeyVerifier') as Authenticator | undefined;
+  // Calls plugins make through this pipeline (the response cache's embeddings target), looked up in their onReady.
+  registry.provide(Services.gatewayCalls, internalCalls(pipeline));
+  const authenticator = registry.optional(Services.apiKeyVerifier);
   const deps: HandlerDeps = { pipeline, authenticator, metrics, logger, maxBodyBytes: settings.maxRequestBodyBytes };
 
   const gatewayCall = (request: Request) => {
@@ -142,8 +143,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
 
   const adminDeps: AdminDeps = {
     authenticator,
-    authorizer: registry.services.get('adminAuthorizer') as AdminAuthorizer | undefined,
-    audit: registry.services.get('auditLog') as AuditSink | undefined,
+    authorizer: registry.optional(Services.adminAuthorizer),
+    audit: registry.optional(Services.auditLog),
     settings,
     logger,
   };
@@ -167,6 +168,30 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   app.delete('/v1/*', ({ request }) => gatewayCall(request));
 
   let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    for (const fn of registry.closers) {
+      try {
+        await fn();
+      } catch (error) {
+        logger.warn({ err: error }, 'a plugin failed to close');
+      }
+    }
+    await state.close();
+    await database.close();
+    unsetChecks();
+    unsetSaved();
+    unsetSavedConfigs();
+    unsetFields();
+  };
+  // Every plugin is set up and every host service provided: plugins look up each other's services, before traffic.
+  try {
+    await registry.ready();
+  } catch (error) {
+    await close();
+    throw error;
+  }
   return {
     settings,
     app,
@@ -174,6 +199,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     state,
     logger,
     metrics,
+    service: (token) => registry.service(token),
     // The four first-class routes (nearly all traffic) go straight to the gateway call; everything else through
     // Elysia's router. Saves Elysia's per-request context on the hot path (~0.7 µs of ~17).
     handle: (request) => {
@@ -184,22 +210,6 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
       }
       return app.handle(request);
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      for (const fn of registry.closers) {
-        try {
-          await fn();
-        } catch (error) {
-          logger.warn({ err: error }, 'a plugin failed to close');
-        }
-      }
-      await state.close();
-      await database.close();
-      unsetChecks();
-      unsetSaved();
-      unsetSavedConfigs();
-      unsetFields();
-    },
+    close,
   };
 }

@@ -1,16 +1,13 @@
 import { ClientGoneError, type PipelineDeps, rejectRequest, runPipeline } from '@gateway/pipeline';
-import { type Caller, type EndpointKind, Errors, GatewayError, type GatewayRequest, type Logger } from '@gateway/sdk';
+import { type Caller, type EndpointKind, Errors, GatewayError, type GatewayRequest, type KeyVerifier, type Logger } from '@gateway/sdk';
 import { validateBody } from '@gateway/validation';
 import { parseJsonObject, readBody } from './body.ts';
 import { checkCallScope } from './call-scope.ts';
 import type { Metrics } from './metrics.ts';
 import { type HeaderValues, resolveConfig } from './resolve.ts';
 
-export interface Authenticator {
-  verify(secret: string): Promise<Caller | undefined>;
-  /** A cached answer without a promise (the common case), or undefined to call `verify`. */
-  peek?(secret: string): Caller | undefined;
-}
+/** Service `apiKeyVerifier`. */
+export type Authenticator = KeyVerifier;
 
 export interface HandlerDeps {
   pipeline: PipelineDeps;

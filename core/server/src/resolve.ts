@@ -1,24 +1,9 @@
 import { parseConfigHeader } from '@gateway/config';
 import type { ResolvedTarget } from '@gateway/pipeline';
-import { type Caller, Errors, type GatewayConfig, type GatewayRequest, type ProviderAdapter, type TargetConfig } from '@gateway/sdk';
+import { type Caller, Errors, type GatewayConfig, type GatewayRequest, type ProviderAdapter, type StoredAccess, type TargetConfig } from '@gateway/sdk';
 
-type MaybePromise<T> = T | Promise<T>;
-
-/**
- * Stored objects the administration side resolves (virtual keys, `@slug` providers); absent until it is loaded.
- * They answer from memory; a promise only when an outside lookup is needed (a secret reference not cached). A
- * resolver throws a GatewayError to refuse (403 for a workspace without access).
- */
-export interface StoredAccess {
-  virtualKey?(id: string, caller: Caller): MaybePromise<TargetConfig | undefined>;
-  /** `model`: the model the request asks for, when known (a stored provider may route or refuse it per model). */
-  providerSlug?(slug: string, caller: Caller, model?: string): MaybePromise<{ provider: string; target: TargetConfig } | undefined>;
-  /**
-   * The fields of a stored target of `provider` that decide where its credentials are sent (host, identity): a
-   * request's value of one of them is ignored, the stored value (or its absence) wins. PINNED_BY_DEFAULT otherwise.
-   */
-  destinationFields?(provider: string): readonly string[];
-}
+/** What the administration side resolves from memory (service `storedAccess`); PINNED_BY_DEFAULT when it does not say. */
+export type { StoredAccess };
 
 /** What is pinned when the stored side does not say: the adapter and its host. */
 const PINNED_BY_DEFAULT: readonly string[] = ['provider', 'custom_host'];

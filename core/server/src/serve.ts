@@ -8,7 +8,7 @@ export function serve(gateway: Gateway): ReturnType<typeof Bun.serve> {
   const { settings, logger, plugins } = gateway;
   logger.info(
     {
-      loaded: plugins.loaded.map((p) => `${p.name} (${p.manifest.kind})`),
+      loaded: plugins.loaded.map((p) => p.name),
       providers: [...plugins.registry.providers.keys()],
       guardrails: [...plugins.registry.guardrails.keys()],
     },

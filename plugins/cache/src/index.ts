@@ -3,7 +3,7 @@
  * that answers a repeated request from the store without calling the provider, and sets `x-gateway-cache-status`.
  * README.md describes the key, the modes, streaming, the backends and every setting.
  */
-import { definePlugin, type GatewayCalls, lazyService } from '@gateway/sdk';
+import { defineService, definePlugin, type GatewayCalls, Services, type WorkspaceCacheSettings } from '@gateway/sdk';
 import { MemoryBackend } from './backends/memory.ts';
 import { RedisBackend } from './backends/redis.ts';
 import { EmbedderChoice } from './embedders.ts';
@@ -17,13 +17,14 @@ export { canonicalJson, conversationOf, exactKey, keyHead, scopeOf, targetIdenti
 export { ConfigEmbedder, EMBEDDINGS_SPAN, EmbedderChoice } from './embedders.ts';
 export { bestMatch, decodeIndex, dot, type EmbedContext, type Embedder, encodeIndex, LexicalEmbedder, RemoteEmbedder, withItem } from './semantic.ts';
 export { type CacheSettings, DEFAULTS, readCacheSettings } from './settings.ts';
-export { CACHE_STAGE_ORDER, type CacheStatus, hasCache, ResponseCache, type ResponseCacheOptions, type StageBackend } from './stage.ts';
+export { CACHE_STAGE_ORDER, type CacheBackend, type CacheStatus, hasCache, ResponseCache, type ResponseCacheOptions, type StageBackend } from './stage.ts';
 export { assembleStream, replayAsStream, sseEvents } from './stream.ts';
 
-/** The part of the administration side's `workspaceCacheSettings` service read here. */
-interface WorkspaceCacheSettings {
-  embeddingsConfig(workspaceId: string): string | undefined;
-}
+/** The services of this plugin. */
+export const CacheServices = {
+  /** The stage's cache (tests flush it). */
+  responseCache: defineService<ResponseCache>('responseCache'),
+} as const;
 
 export default definePlugin({
   setup(api) {
@@ -36,21 +37,23 @@ export default definePlugin({
     } else {
       backend = new MemoryBackend(settings.maxBytes);
     }
-    // Both services are looked up when a semantic lookup needs them: the core sets `gatewayCalls` once every plugin
-    // is loaded, and the administration side (workspace targets) may load after this plugin or not at all.
-    // Looked up again at most once a second while missing, not on every lookup.
-    const calls = lazyService<GatewayCalls>(api, 'gatewayCalls', 1000);
-    const workspaceSettings = lazyService<WorkspaceCacheSettings>(api, 'workspaceCacheSettings', 1000);
+    // Both services once ready: the core provides `gatewayCalls` once every plugin is loaded, and the administration
+    // side (workspace targets) may load after this plugin or not at all.
+    let calls: GatewayCalls | undefined;
+    let workspaceSettings: WorkspaceCacheSettings | undefined;
+    api.onReady(() => {
+      calls = api.optional(Services.gatewayCalls);
+      workspaceSettings = api.optional(Services.workspaceCacheSettings);
+    });
     const embedders = new EmbedderChoice({
       settings,
-      calls,
-      workspaceTarget: (workspaceId) => workspaceSettings()?.embeddingsConfig(workspaceId),
+      calls: () => calls,
+      workspaceTarget: (workspaceId) => workspaceSettings?.embeddingsConfig(workspaceId),
       logger: api.logger,
     });
     const cache = new ResponseCache({ backend, settings, embedder: (req) => embedders.for(req), logger: api.logger });
-    api.cache(backend);
     api.stage(cache.stage);
-    api.provide('responseCache', cache);
+    api.provide(CacheServices.responseCache, cache);
     // Stores still in flight finish before the connection closes.
     api.onClose(async () => {
       await cache.flush();

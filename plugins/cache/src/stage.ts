@@ -13,7 +13,6 @@ import type {
   Attempt,
   AttemptResult,
   AttemptStage,
-  CacheBackend,
   GatewayConfig,
   GatewayRequest,
   JsonObject,
@@ -29,7 +28,14 @@ import { assembleStream, replayAsStream, wantsUsage } from './stream.ts';
 
 export type CacheStatus = 'HIT' | 'MISS' | 'SEMANTIC_HIT' | 'SEMANTIC_MISS' | 'REFRESH' | 'DISABLED';
 
-/** A backend the stage can use: the SDK's CacheBackend, optionally with synchronous access (the in-process one). */
+/** Where entries are kept (backends/: in memory, Redis). */
+export interface CacheBackend {
+  name: string;
+  get(key: string): Promise<Uint8Array | null>;
+  set(key: string, value: Uint8Array, ttlSeconds: number): Promise<void>;
+}
+
+/** A backend the stage can use: a CacheBackend, optionally with synchronous access (the in-process one). */
 export type StageBackend = CacheBackend & {
   peek?(key: string): Uint8Array | null;
   put?(key: string, value: Uint8Array, ttlSeconds: number): void;

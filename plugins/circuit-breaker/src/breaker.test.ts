@@ -8,6 +8,8 @@ import {
   type GatewayRequest,
   type PluginApi,
   type ProviderAdapter,
+  type ServiceToken,
+  Services,
   type Stage,
 } from '@gateway/sdk';
 import { CircuitBreaker } from './breaker.ts';
@@ -401,14 +403,13 @@ describe('plugin', () => {
       state: new FakeStore(),
       logger: { debug() {}, info() {}, warn() {}, error() {} },
       stage: (s: Stage) => stages.push(s),
-      provide: (name: string, value: unknown) => services.set(name, value),
+      provide: (token: ServiceToken<unknown>, value: unknown) => services.set(token.id, value),
       onClose: (fn: () => unknown) => closers.push(fn),
     } as unknown as PluginApi);
     expect(stages).toHaveLength(1);
     expect(stages[0]?.phase).toBe('attempt');
     expect(stages[0]?.rule).toBe('sequential');
-    const service = services.get('circuitBreaker') as CircuitBreaker;
-    expect(typeof service.isAvailable).toBe('function');
+    expect(services.get(Services.circuitBreaker.id)).toBeInstanceOf(CircuitBreaker);
     expect(closers).toHaveLength(1);
     for (const fn of closers) await fn();
   });

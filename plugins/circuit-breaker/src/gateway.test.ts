@@ -6,7 +6,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import type { Gateway } from '@gateway/server';
 import { startInProcessGateway, TEST_ADMIN_KEY } from '../../../tests/helpers/in-process.ts';
-import type { CircuitBreaker } from './breaker.ts';
+import { CircuitBreaker } from './breaker.ts';
+import { Services } from '@gateway/sdk';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const COOLDOWN = 30_000;
@@ -65,8 +66,8 @@ async function gateway(env: Record<string, string> = {}): Promise<Gateway> {
 }
 
 function breakerOf(gw: Gateway): CircuitBreaker {
-  const breaker = gw.plugins.registry.services.get('circuitBreaker') as CircuitBreaker | undefined;
-  if (!breaker) throw new Error(`circuit breaker plugin not loaded: ${JSON.stringify(gw.plugins.refused)}`);
+  const breaker = gw.plugins.registry.optional(Services.circuitBreaker);
+  if (!(breaker instanceof CircuitBreaker)) throw new Error(`circuit breaker plugin not loaded: ${JSON.stringify(gw.plugins.refused)}`);
   return breaker;
 }
 

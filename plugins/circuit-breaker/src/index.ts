@@ -8,7 +8,7 @@
  *   circuits must use the same one.
  * - `CIRCUIT_BREAKER_REFRESH_MS`: how often a process re-reads shared circuit state (default 250).
  */
-import { definePlugin } from '@gateway/sdk';
+import { definePlugin, Services } from '@gateway/sdk';
 import { CircuitBreaker } from './breaker.ts';
 
 export { CircuitBreaker, type CircuitBreakerOptions, type CircuitStatus, type CircuitView, isFailure } from './breaker.ts';
@@ -24,7 +24,7 @@ export default definePlugin({
       refreshMs: Number.isFinite(refresh) && refresh >= 10 ? refresh : 250,
       name: api.name,
     });
-    api.provide('circuitBreaker', breaker);
+    api.provide(Services.circuitBreaker, breaker);
     api.stage(breaker.stage);
     breaker.start();
     api.onClose(() => breaker.close());

@@ -1,4 +1,4 @@
-import { GatewayError, OUTBOUND_GUARD_SERVICE, type OutboundGuard, optionalService, type PluginApi } from '@gateway/sdk';
+import { GatewayError, type OutboundGuard, type PluginApi, Services } from '@gateway/sdk';
 /**
  * One JSON POST to a guardrail service, with everything that can go wrong turned into a value: the checks return a
  * failed verdict with that value in `data.error` and never throw (see README.md, "Failures").
@@ -97,8 +97,8 @@ let hostGuard: OutboundGuard | undefined;
  * resolved once, every address checked, the connection made to the checked one), when the gateway provides it (each
  * guardrail plugin calls this in its setup). Without one (a bare test harness): http/https only.
  */
-export function guardHostsWith(api: Pick<PluginApi, 'service'>): void {
-  const service = optionalService<OutboundGuard>(api, OUTBOUND_GUARD_SERVICE);
+export function guardHostsWith(api: Pick<PluginApi, 'optional'>): void {
+  const service = api.optional(Services.hostGuard);
   hostGuard = typeof service?.fetch === 'function' ? service : undefined;
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { Errors, type GuardrailCheck, type GuardrailCheckContext, type JsonObject, type PluginApi } from '@gateway/sdk';
+import { Errors, type GuardrailCheck, type GuardrailCheckContext, type JsonObject, type PluginApi, type ServiceToken } from '@gateway/sdk';
 import plugin, { createDefaultChecks } from './index.ts';
 import { answer, deepFreeze, input, output, testRequest } from './testing.ts';
 
@@ -16,10 +16,7 @@ function fakeApi(services: Record<string, unknown> = {}) {
     name: '@gateway/plugin-guardrails-default',
     env: {},
     logger: { debug() {}, info() {}, warn() {}, error() {} },
-    service<T>(name: string): T {
-      if (!(name in services)) throw new Error(`no service ${name}`);
-      return services[name] as T;
-    },
+    optional: (token: ServiceToken<unknown>) => services[token.id],
     guardrail: (check: GuardrailCheck) => void registered.push(check),
   } as unknown as PluginApi;
   return { api, registered };
@@ -49,7 +46,7 @@ describe('the plugin', () => {
   test('the package.json declares the plugin', async () => {
     const manifest = await Bun.file(new URL('../package.json', import.meta.url)).json();
     expect(manifest.name).toBe('@gateway/plugin-guardrails-default');
-    expect(manifest.gateway).toEqual({ kind: 'guardrail', api: 1, entry: './src/index.ts' });
+    expect(manifest.gateway).toEqual({ api: 1, entry: './src/index.ts' });
   });
 
   test('outbound calls go through the hostGuard service (its fetch) when one is provided', async () => {

@@ -10,7 +10,7 @@
  * `OutboundGuard`): resolved once, every address checked, connected to the checked address. Without one (a bare
  * harness) they still refuse anything but http/https.
  */
-import { definePlugin, OUTBOUND_GUARD_SERVICE, type OutboundGuard, optionalService, type PluginApi } from '@gateway/sdk';
+import { definePlugin, type OutboundGuard, type PluginApi, Services } from '@gateway/sdk';
 import { type DefinedCheck, aliasCheck } from './check.ts';
 import { addPrefix } from './checks/addPrefix.ts';
 import { allLowercase } from './checks/allLowercase.ts';
@@ -87,7 +87,7 @@ export function createDefaultChecks(options: DefaultChecksOptions = {}): Defined
 
 /** The core's outbound guard, when the gateway provides one. */
 function outboundGuard(api: PluginApi): OutboundGuard | undefined {
-  const service = optionalService<OutboundGuard>(api, OUTBOUND_GUARD_SERVICE);
+  const service = api.optional(Services.hostGuard);
   return typeof service?.fetch === 'function' ? service : undefined;
 }
 

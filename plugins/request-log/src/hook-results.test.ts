@@ -8,6 +8,7 @@ import { DIALECTS, testPluginApi, useTestDatabase } from '@gateway/db/testing';
 import plugin from './index.ts';
 import { requestLogMigrations, requestLogs } from './table.ts';
 import { testOutcome, testRequest } from './test-request.ts';
+import { RequestLogServices } from '@gateway/plugin-request-log';
 
 const hookResult = (id: string, extra: Record<string, unknown> = {}) => ({
   id,
@@ -65,7 +66,7 @@ for (const dialect of DIALECTS) {
       const settled = new Promise<void>((resolve) => (settle = resolve));
       const later = testRequest({ traceId: 'trace-hooks-later', locals: { hookResults: results, hookResultsSettled: settled } });
       expect(stage.run(later, testOutcome())).toBeUndefined();
-      const queue = harness.services.get('requestLogs') as { flush(): Promise<void> };
+      const queue = harness.api.service(RequestLogServices.queue);
       await queue.flush();
       expect(await database.findOne(requestLogs, 'trace_id', 'trace-hooks-later')).toBeUndefined(); // not yet
       results.push(hookResult('async', { async: true }));

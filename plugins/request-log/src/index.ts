@@ -3,12 +3,12 @@
  * `request_logs` from a writer thread with its own connection (DATABASE_URL), or on the main thread when no thread
  * can reach the same database (`sqlite::memory:`, or a `database` service that is not the one DATABASE_URL names).
  * While `req.body` is still the object parsed from the bytes received (`req.parsedBody`), an unchanged body is
- * logged from those bytes (cheap to hand to the thread). Provides `requestLogs` (the LogQueue) so that tests and
- * shutdown can flush it.
+ * logged from those bytes (cheap to hand to the thread). Provides `RequestLogServices.queue` (the LogQueue) so that
+ * tests and shutdown can flush it.
  */
 import { resolve } from 'node:path';
-import { definePlugin, type Database, type Logger, type PluginApi } from '@gateway/sdk';
-import { DEFAULT_DATABASE_URL, parseDatabaseUrl, readerFromEnv, type ReaderOptions } from '@gateway/db';
+import { type Database, defineService, definePlugin, type Logger, type PluginApi, Services } from '@gateway/sdk';
+import { DEFAULT_DATABASE_URL, parseDatabaseUrl, readerFromEnv } from '@gateway/db';
 import { entryFrom, HOOK_RESULTS_SETTLED_LOCAL } from './entry.ts';
 import { isMemoryUrl, LogQueue } from './queue.ts';
 import { requestLogMigrations } from './table.ts';
@@ -22,20 +22,10 @@ export { extractUsage, type Usage } from './usage.ts';
 /** How long shutdown waits for hooks still running (their checks time out after 10 s by default) before writing. */
 const HOOK_WAIT_AT_CLOSE_MS = 5_000;
 
-/** The part of the server's `settings` service this plugin reads. */
-interface DatabaseSettings {
-  databaseUrl: string;
-  reader?: ReaderOptions;
-}
-
 /** DATABASE_URL and the reader from the `settings` service, else from the environment (same default as the server). */
 function databaseTarget(api: PluginApi): WorkerTarget {
-  let settings: DatabaseSettings | undefined;
-  try {
-    settings = api.service<DatabaseSettings>('settings');
-  } catch {
-    settings = undefined; // no settings service (a test harness, an embedding): the environment says
-  }
+  // No settings service (a test harness, an embedding): the environment says.
+  const settings = api.optional(Services.settings);
   if (settings?.databaseUrl) return { url: settings.databaseUrl, reader: settings.reader ?? undefined };
   return { url: api.env.DATABASE_URL || DEFAULT_DATABASE_URL, reader: readerFromEnv(api.env) };
 }
@@ -85,13 +75,19 @@ function workerTarget(api: PluginApi, database: Database, logger: Logger): Worke
   return undefined;
 }
 
+/** The services of this plugin. */
+export const RequestLogServices = {
+  /** The queue of log rows (tests flush it). */
+  queue: defineService<LogQueue>('requestLogs'),
+} as const;
+
 export default definePlugin({
   async setup(api) {
-    const database = api.service<Database>('database');
+    const database = api.service(Services.database);
     // Before any traffic, on this thread: the writer thread only inserts.
     await database.migrate(requestLogMigrations);
     const queue = new LogQueue(database, { logger: api.logger, worker: workerTarget(api, database, api.logger) });
-    api.provide('requestLogs', queue);
+    api.provide(RequestLogServices.queue, queue);
     // Requests whose hooks are still running (async hooks, a stream's guardrails): their row waits for the results.
     type Waiting = { write(): void; settled: Promise<void> };
     const waiting = new Set<Waiting>();

@@ -8,9 +8,9 @@ import type { FinallyStage, GatewayRequest } from '@gateway/sdk';
 import { DIALECTS, testPluginApi, useTestDatabase, type TestDatabase } from '@gateway/db/testing';
 import { bodyIsRaw, entryFrom } from './entry.ts';
 import plugin from './index.ts';
-import type { LogQueue } from './queue.ts';
 import { requestLogs } from './table.ts';
 import { testOutcome, testRequest } from './test-request.ts';
+import { RequestLogServices } from '@gateway/plugin-request-log';
 
 /** A request as the server builds it: `body` parsed from `rawBody` (here with the client's own spacing). */
 function received(traceId: string): GatewayRequest {
@@ -36,7 +36,7 @@ async function setUp(t: { fresh(): Promise<TestDatabase> }, how: 'settings' | 'e
   const harness = testPluginApi({ services, env: how === 'env' ? { DATABASE_URL: url } : {} });
   await plugin.setup(harness.api);
   const finallyStage = harness.stages.find((s) => s.phase === 'finally') as FinallyStage;
-  const queue = harness.services.get('requestLogs') as LogQueue;
+  const queue = harness.api.service(RequestLogServices.queue);
   return { database, harness, finallyStage, queue };
 }
 

@@ -2,9 +2,9 @@ import { describe, expect, test } from 'bun:test';
 import { Errors, type FinallyStage } from '@gateway/sdk';
 import { DIALECTS, testPluginApi, useTestDatabase } from '@gateway/db/testing';
 import plugin from './index.ts';
-import type { LogQueue } from './queue.ts';
 import { requestLogs } from './table.ts';
 import { testOutcome, testRequest } from './test-request.ts';
+import { RequestLogServices } from '@gateway/plugin-request-log';
 
 const SECRET_KEY = 'gw-secret-api-key-value';
 const PROVIDER_KEY = 'sk-provider-secret-value';
@@ -15,16 +15,18 @@ for (const dialect of DIALECTS) {
 
     test('setup migrates, registers a finally stage, provides the queue and flushes on close', async () => {
       const { database } = await t.fresh();
+      const earlier = testPluginApi({ name: '@gateway/plugin-request-log', services: { database } });
+      await plugin.setup(earlier.api);
+      await earlier.close();
       const harness = testPluginApi({ name: '@gateway/plugin-request-log', services: { database } });
-      await plugin.setup(harness.api);
       await plugin.setup(harness.api); // a second start: migration already applied
 
       const stage = harness.stages[0] as FinallyStage;
-      // Per start: one finally stage, and no request stage (nothing on the request path).
-      expect(harness.stages).toHaveLength(2);
+      // One finally stage, and no request stage (nothing on the request path).
+      expect(harness.stages).toHaveLength(1);
       expect(stage).toMatchObject({ phase: 'finally', rule: 'fire-and-forget' });
       expect(harness.stages.every((s) => s.phase === 'finally')).toBe(true);
-      expect(harness.services.get('requestLogs')).toBeDefined();
+      expect(harness.api.service(RequestLogServices.queue)).toBeDefined();
 
       const req = testRequest({
         traceId: 'trace-plugin',
@@ -95,7 +97,7 @@ for (const dialect of DIALECTS) {
         testRequest({ traceId: 'trace-proxy', endpoint: 'proxy', path: '/files', body: undefined, rawBody: raw }),
         testOutcome({ responseBody: undefined, error: undefined }),
       );
-      await (harness.services.get('requestLogs') as LogQueue).flush();
+      await harness.api.service(RequestLogServices.queue).flush();
       const row = (await database.findOne(requestLogs, 'trace_id', 'trace-proxy'))!;
       expect(row).toMatchObject({ endpoint: 'proxy', request_body: '{"input":"raw"}', response_body: null, model: null, total_tokens: null });
     });

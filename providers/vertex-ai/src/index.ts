@@ -14,7 +14,7 @@
 import { anthropicErrorInfo, anthropicEventToChunks, fromAnthropicResponse, toAnthropicRequest } from '@gateway/provider-anthropic';
 import { targetKey } from '@gateway/provider-openai-compatible';
 import { fromGeminiResponse, geminiError, geminiStreamChunks, toGeminiRequest } from '@gateway/provider-google';
-import { definePlugin, Errors, type EndpointTranslator, OUTBOUND_GUARD_SERVICE, type OutboundGuard, optionalService, type ProviderAdapter, type ProviderCall, type TargetConfig } from '@gateway/sdk';
+import { definePlugin, Errors, type EndpointTranslator, type OutboundGuard, type ProviderAdapter, type ProviderCall, Services, type TargetConfig } from '@gateway/sdk';
 import { accessToken, parseServiceAccount } from './auth.ts';
 import { fromVertexEmbedResponse, toVertexEmbedRequest } from './embed.ts';
 import { vertexFields } from './fields.ts';
@@ -116,7 +116,7 @@ export const vertexAi: ProviderAdapter = {
 export default definePlugin({
   setup(api) {
     // A token_uri comes from the config's service-account JSON: it is fetched through the gateway's outbound guard.
-    const outbound = optionalService<OutboundGuard>(api, OUTBOUND_GUARD_SERVICE);
+    const outbound = api.optional(Services.hostGuard);
     api.provider(outbound ? { ...vertexAi, authorize: (call, target) => authorizeVertex(call, target, outbound) } : vertexAi);
   },
 });

@@ -5,7 +5,7 @@
  * key without scopes, which the API cannot make (a key needs at least one scope) and is written to the table.
  */
 import { apiKeys, hashSecret } from '@gateway/admin-api-keys';
-import type { Database } from '@gateway/sdk';
+import { type Database, Services } from '@gateway/sdk';
 import type { Gateway } from '@gateway/server';
 import { createE2EDatabase, type E2EDatabase, type E2EDialect } from '../../helpers/e2e-database.ts';
 import { startInProcessGateway, TEST_ADMIN_KEY } from '../../helpers/in-process.ts';
@@ -91,7 +91,7 @@ export async function createWorld(dialect: E2EDialect): Promise<World> {
 }
 
 async function populate(dialect: E2EDialect, gateway: Gateway, db: E2EDatabase): Promise<World> {
-  const database = gateway.plugins.registry.services.get('database') as Database;
+  const database = gateway.service(Services.database);
   const bootstrap = await database.findOne(apiKeys, 'hash', hashSecret(TEST_ADMIN_KEY));
   if (!bootstrap) throw new Error('the gateway made no bootstrap key');
   const organisationId = bootstrap.organisation_id;

@@ -1,4 +1,4 @@
-import type { CacheBackend } from '@gateway/sdk';
+import type { CacheBackend } from '../stage.ts';
 
 interface Slot {
   key: string;

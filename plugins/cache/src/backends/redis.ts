@@ -1,4 +1,5 @@
-import type { CacheBackend, Logger } from '@gateway/sdk';
+import type { Logger } from '@gateway/sdk';
+import type { CacheBackend } from '../stage.ts';
 import Redis from 'ioredis';
 
 export interface RedisBackendOptions {

@@ -1,0 +1,132 @@
+/**
+ * Typed services. A service is a value one plugin (or the host) provides and others look up, named by a token
+ * declared once: here for what the core provides or reads, in the owning plugin's package for a service only its
+ * dependents use. Lookups go by the token's id, a string, so two copies of the SDK agree on a service. See
+ * docs/plugins.md, "Services".
+ */
+import type { AdminAuthorizer, AuditSink, FeatureFlag } from './admin.ts';
+import type { GatewayConfig, TargetConfig } from './config.ts';
+import type { Database } from './db.ts';
+import type { OutboundGuard } from './outbound.ts';
+import type { Caller, GatewayCalls, GatewayRequest, GuardrailCheck } from './plugin.ts';
+import type { ProviderAdapter } from './provider.ts';
+
+/** The name of a service whose value is a T. Made with `defineService`; compared by `id`. */
+export interface ServiceToken<T> {
+  readonly id: string;
+  /** Carries T for the type checker only (never set): tokens of different types do not mix. */
+  readonly type?: (value: T) => T;
+}
+
+/**
+ * A service's token. The id is the service's name in messages and must be unique among installed plugins: a
+ * third party prefixes it with its package name (`@acme/gateway-quotas.ledger`).
+ */
+export function defineService<T>(id: string): ServiceToken<T> {
+  return Object.freeze({ id });
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
+/** The host's settings a plugin may read (from the environment, read once at start). */
+export interface HostSettings {
+  readonly databaseUrl: string;
+  /** The MySQL read replica (DB_READER_*), when one is set. */
+  readonly reader: { host: string; user?: string; pass?: string; port?: number } | undefined;
+  /** The `*_ENABLED` switches (`OFF` disables). */
+  readonly features: Readonly<Record<FeatureFlag, boolean>>;
+}
+
+/** Checks a gateway API key (the server's authentication step). */
+export interface KeyVerifier {
+  verify(secret: string): Promise<Caller | undefined>;
+  /** A cached answer without a promise (the common case), or undefined to call `verify`. */
+  peek?(secret: string): Caller | undefined;
+}
+
+/** The scopes an API key may be given; a plugin adds the scopes of its routes (adding is idempotent). */
+export interface ScopeRegistry {
+  add(scopes: readonly string[]): void;
+  has(scope: string): boolean;
+}
+
+/** Whether a target may be tried now (an open circuit says no); asked synchronously while planning. */
+export interface TargetAvailability {
+  isAvailable(req: GatewayRequest, index: string, target: TargetConfig): boolean;
+}
+
+/**
+ * Stored objects the administration side resolves (virtual keys, `@slug` providers). They answer from memory; a
+ * promise only when an outside lookup is needed (a secret reference not cached). A resolver throws a GatewayError to
+ * refuse (403 for a workspace without access).
+ */
+export interface StoredAccess {
+  virtualKey?(id: string, caller: Caller): MaybePromise<TargetConfig | undefined>;
+  /** `model`: the model the request asks for, when known (a stored provider may route or refuse it per model). */
+  providerSlug?(slug: string, caller: Caller, model?: string): MaybePromise<{ provider: string; target: TargetConfig } | undefined>;
+  /**
+   * The fields of a stored target of `provider` that decide where its credentials are sent (host, identity): a
+   * request's value of one of them is ignored, the stored value (or its absence) wins.
+   */
+  destinationFields?(provider: string): readonly string[];
+}
+
+/**
+ * The config store's lookup of a saved config by id, for the calling workspace: the config (validated when it was
+ * saved), undefined when there is none, or a thrown GatewayError (403 for a workspace without access).
+ */
+export type SavedConfigResolver = (id: string, caller: Caller | undefined) => GatewayConfig | undefined;
+
+/** A saved guardrail: the object form of a guardrail entry (`id`, `deny`, `async`, `on_fail`, `on_success`, checks). */
+export type SavedGuardrail = Readonly<Record<string, unknown>>;
+
+/**
+ * Whose saved guardrails a config may name: those of its organisation that are organisation-wide or of
+ * `workspaceId`; `null`: of any workspace of the organisation (an organisation-service key).
+ */
+export interface GuardrailScope {
+  readonly organisationId: string;
+  readonly workspaceId: string | null;
+}
+
+/** A saved guardrail by id, when `scope` may use it; undefined otherwise, as for an unknown id (ids cannot be probed). */
+export type SavedGuardrailResolver = (id: string, scope: GuardrailScope) => SavedGuardrail | undefined;
+
+/** A workspace's settings for the response cache (the settings plugin's), answered from memory. */
+export interface WorkspaceCacheSettings {
+  /**
+   * The id of the saved config the workspace uses as its embeddings target for semantic lookups; undefined when it
+   * sets none. Synchronous, no I/O.
+   */
+  embeddingsConfig(workspaceId: string): string | undefined;
+}
+
+/** The services of the contract: provided by the host, or by a plugin and read by the core or by several plugins. */
+export const Services = {
+  // ---- provided by the host, before any plugin is set up
+  database: defineService<Database>('database'),
+  settings: defineService<HostSettings>('settings'),
+  /** The outbound-URL guard (docs/plugins.md, "Outbound URLs"). */
+  hostGuard: defineService<OutboundGuard>('hostGuard'),
+  /** Every loaded guardrail check by id; complete once every plugin is set up. */
+  guardrailChecks: defineService<ReadonlyMap<string, GuardrailCheck>>('guardrailChecks'),
+  /** Every loaded provider adapter by id; complete once every plugin is set up. */
+  providerAdapters: defineService<ReadonlyMap<string, ProviderAdapter>>('providerAdapters'),
+
+  // ---- provided by the host once every plugin is set up (look it up in `onReady`)
+  /** Calls through the gateway's own pipeline (docs/plugins.md, "Calls through the gateway"). */
+  gatewayCalls: defineService<GatewayCalls>('gatewayCalls'),
+
+  // ---- provided by a plugin, read by the core
+  apiKeyVerifier: defineService<KeyVerifier>('apiKeyVerifier'),
+  adminAuthorizer: defineService<AdminAuthorizer>('adminAuthorizer'),
+  auditLog: defineService<AuditSink>('auditLog'),
+  circuitBreaker: defineService<TargetAvailability>('circuitBreaker'),
+  storedAccess: defineService<StoredAccess>('storedAccess'),
+  savedConfigs: defineService<SavedConfigResolver>('savedConfigs'),
+  savedGuardrails: defineService<SavedGuardrailResolver>('savedGuardrails'),
+
+  // ---- provided by a plugin, read by plugins that work without it
+  apiKeyScopes: defineService<ScopeRegistry>('apiKeyScopes'),
+  workspaceCacheSettings: defineService<WorkspaceCacheSettings>('workspaceCacheSettings'),
+} as const;
