@@ -5,9 +5,9 @@
 // GUARDRAILS_ENABLED=OFF last (its own gateway). The cost of the engine: scripts/bench/hooks.ts.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { type Database, type JsonObject, Services } from '@gateway/sdk';
+import { type JsonObject, Services } from '@gateway/sdk';
 import type { Gateway } from '@gateway/server';
-import { type LogQueue, requestLogs, RequestLogServices } from '@gateway/plugin-request-log';
+import { requestLogs, RequestLogServices } from '@gateway/plugin-request-log';
 import { providerHeaders, startInProcessGateway } from '../../../tests/helpers/in-process.ts';
 import { chatAnswer, chatBody, sseChunks, testChecks } from './testing.ts';
 import type { HookResult } from './types.ts';
