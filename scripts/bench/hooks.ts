@@ -42,7 +42,7 @@ const without: GatewayConfig = Object.freeze({ provider: 'openai', api_key: 'sk'
     attemptStages: [stub],
     call: { hostGuard: undefined as never, captureLimit: 65_536, streamIdleTimeoutMs: 1_000, defaultTimeoutMs: 1_000 },
     resolveProvider: (target) => ({ provider, target }),
-    stages: { requestStages: [engine.request], requestJudges: [], responseStages: [engine.response], responseJudges: [], finallyStages: [] },
+    stages: { requestStages: [engine.request], responseStages: [engine.response], finallyStages: [] },
     logger: { debug() {}, info() {}, warn() {}, error() {} },
   };
   const body = chatBody();

@@ -6,28 +6,22 @@ const deps = { env: {}, logger: { debug() {}, info() {}, warn() {}, error() {} }
 const adapter = (id: string): ProviderAdapter => ({ id, baseUrl: () => 'http://x', authorize: (c) => c, endpoints: {} });
 
 describe('Registry', () => {
-  test('stages are split by phase and rule, ordered by `order` then registration', () => {
+  test('stages are kept in registration order (the pipeline orders them); none may be added after setup', async () => {
     const registry = new Registry();
     const api = registry.apiFor('p', deps);
     const stages: Stage[] = [
-      { name: 'req-late', phase: 'request', rule: 'sequential', order: 200, run() {} },
-      { name: 'req-default', phase: 'request', rule: 'sequential', run() {} },
-      { name: 'req-early', phase: 'request', rule: 'sequential', order: 10, run() {} },
-      { name: 'req-default-2', phase: 'request', rule: 'sequential', run() {} },
-      { name: 'judge-in', phase: 'request', rule: 'parallel', run: async () => ({ stage: 'judge-in', verdict: true }) },
-      { name: 'attempt', phase: 'attempt', rule: 'sequential', run: (_r, _a, next) => next() },
+      { name: 'req', phase: 'request', rule: 'sequential', run() {} },
+      { name: 'attempt', phase: 'attempt', rule: 'sequential', before: 'other', run: (_r, _a, next) => next() },
       { name: 'resp', phase: 'response', rule: 'sequential', run() {} },
-      { name: 'judge-out', phase: 'response', rule: 'parallel', run: async () => ({ stage: 'judge-out', verdict: true }) },
       { name: 'log', phase: 'finally', rule: 'fire-and-forget', run() {} },
     ];
     for (const s of stages) api.stage(s);
-    const n = (list: readonly { name: string }[]) => list.map((s) => s.name);
-    expect(n(registry.requestStages)).toEqual(['req-early', 'req-default', 'req-default-2', 'req-late']);
-    expect(n(registry.requestJudges)).toEqual(['judge-in']);
-    expect(n(registry.attemptStages)).toEqual(['attempt']);
-    expect(n(registry.responseStages)).toEqual(['resp']);
-    expect(n(registry.responseJudges)).toEqual(['judge-out']);
-    expect(n(registry.finallyStages)).toEqual(['log']);
+    expect(registry.stages).toEqual(stages);
+    await registry.ready();
+    expect(() => api.stage({ name: 'late', phase: 'request', rule: 'sequential', run() {} })).toThrow(
+      'plugin p adds stage "late" after setup; stages are added in setup',
+    );
+    expect(registry.stages).toHaveLength(4);
   });
 
   test('a provider id registered by two plugins is an error naming both; the same plugin may replace its own', () => {

@@ -1,14 +1,9 @@
 import {
   type AdminRoute,
-  type AttemptStage,
-  type FinallyStage,
   type GuardrailCheck,
-  type JudgeStage,
   type Logger,
   type PluginApi,
   type ProviderAdapter,
-  type RequestStage,
-  type ResponseStage,
   type ServiceToken,
   Services,
   type Stage,
@@ -27,12 +22,6 @@ interface Provided {
 
 type Hook = () => Promise<void> | void;
 
-interface Ordered<T> {
-  item: T;
-  order: number;
-  seq: number;
-}
-
 /** Everything the loaded plugins contributed, in the shapes the pipeline and server read on the hot path. */
 export class Registry {
   readonly providers = new Map<string, ProviderAdapter>();
@@ -49,13 +38,8 @@ export class Registry {
   /** Which plugin registered each provider, for the start-up listing. */
   readonly owners = new Map<string, string>();
 
-  requestStages: RequestStage[] = [];
-  requestJudges: JudgeStage[] = [];
-  attemptStages: AttemptStage[] = [];
-  responseStages: ResponseStage[] = [];
-  responseJudges: JudgeStage[] = [];
-  finallyStages: FinallyStage[] = [];
-  private readonly stages: Ordered<Stage>[] = [];
+  /** In registration order; the pipeline puts them in running order (`orderStages`) once every plugin is set up. */
+  readonly stages: Stage[] = [];
 
   constructor() {
     // The live maps: complete once every plugin is set up.
@@ -118,24 +102,7 @@ export class Registry {
       this.closers.length = closers;
       this.readyHooks.length = readyHooks;
       this.stages.length = stages;
-      this.sortStages();
     };
-  }
-
-  addStage(stage: Stage): void {
-    this.stages.push({ item: stage, order: stage.order ?? 100, seq: this.stages.length });
-    this.sortStages();
-  }
-
-  private sortStages(): void {
-    const sorted = [...this.stages].sort((a, b) => a.order - b.order || a.seq - b.seq).map((s) => s.item);
-    // Kept as separate arrays so the runner does no filtering per request.
-    this.requestStages = sorted.filter((s): s is RequestStage => s.phase === 'request' && s.rule === 'sequential');
-    this.requestJudges = sorted.filter((s): s is JudgeStage => s.phase === 'request' && s.rule === 'parallel');
-    this.attemptStages = sorted.filter((s): s is AttemptStage => s.phase === 'attempt');
-    this.responseStages = sorted.filter((s): s is ResponseStage => s.phase === 'response' && s.rule === 'sequential');
-    this.responseJudges = sorted.filter((s): s is JudgeStage => s.phase === 'response' && s.rule === 'parallel');
-    this.finallyStages = sorted.filter((s): s is FinallyStage => s.phase === 'finally');
   }
 
   /** The API one plugin sees; registrations are tagged with its name. */
@@ -158,7 +125,11 @@ export class Registry {
         registry.providers.set(adapter.id, adapter);
         registry.owners.set(adapter.id, name);
       },
-      stage: (stage) => registry.addStage(stage),
+      stage(stage): void {
+        // The running order is decided once, from the stages added in setup.
+        if (!registry.settingUp) throw new Error(`plugin ${name} adds stage "${stage.name}" after setup; stages are added in setup`);
+        registry.stages.push(stage);
+      },
       strategy: (strategy) => void registry.strategies.set(strategy.mode, strategy),
       guardrail: (check) => void registry.guardrails.set(check.id, check),
       route: (route) => void registry.routes.push({ plugin: name, route }),

@@ -352,11 +352,10 @@ describe('route: retries', () => {
 describe('route: attempt stages', () => {
   test('run around each attempt in order, onion style, and see the attempt', async () => {
     const order: string[] = [];
-    const stage = (name: string, o: number): AttemptStage => ({
+    const stage = (name: string): AttemptStage => ({
       name,
       phase: 'attempt',
       rule: 'sequential',
-      order: o,
       async run(_req, attempt, next) {
         order.push(`${name}>${attempt.index}#${attempt.retry}`);
         const r = await next();
@@ -365,7 +364,7 @@ describe('route: attempt stages', () => {
       },
     });
     script('a', fail(503), ok('a'));
-    const { result } = await run({ provider: 'a', retry: { attempts: 1 } }, deps({ attemptStages: [stage('outer', 1), stage('inner', 2)] }));
+    const { result } = await run({ provider: 'a', retry: { attempts: 1 } }, deps({ attemptStages: [stage('outer'), stage('inner')] }));
     expect(result.status).toBe(200);
     expect(order).toEqual(['outer>config#0', 'inner>config#0', 'inner<503', 'outer<503', 'outer>config#1', 'inner>config#1', 'inner<200', 'outer<200']);
   });

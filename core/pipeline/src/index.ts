@@ -1,4 +1,5 @@
 export { runPipeline, rejectRequest, type PipelineDeps, type PipelineStages } from './runner.ts';
+export { orderStages, type OrderedStages } from './stage-order.ts';
 export { route, type EngineDeps, type ResolvedTarget, type RoutedResult } from './engine.ts';
 export { callProvider, ClientGoneError, type CallOptions } from './call.ts';
 export { HostGuard, isPrivateAddress, type Connector, type HostGuardOptions, type Resolver, type Route } from './host-guard.ts';

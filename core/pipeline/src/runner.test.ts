@@ -5,7 +5,6 @@ import {
   type FinallyStage,
   type GatewayConfig,
   type GatewayRequest,
-  type JudgeStage,
   type Logger,
   type Outcome,
   type ProviderAdapter,
@@ -23,7 +22,6 @@ function answering(status = 200, body: unknown = { ok: true }): AttemptStage {
     name: 'fake-provider',
     phase: 'attempt',
     rule: 'sequential',
-    order: 1000,
     run: async (_req, attempt) => {
       const err = status >= 400 ? Errors.provider('fake', status, 'failed') : undefined;
       return {
@@ -46,7 +44,7 @@ function deps(stages: Partial<PipelineStages> = {}, attempt: AttemptStage[] = [a
     attemptStages: attempt,
     call: { hostGuard: new HostGuard([]), captureLimit: 1000, streamIdleTimeoutMs: 1000, defaultTimeoutMs: 1000 },
     resolveProvider: (target) => ({ provider: adapter, target }),
-    stages: { requestStages: [], requestJudges: [], responseStages: [], responseJudges: [], finallyStages: [], ...stages },
+    stages: { requestStages: [], responseStages: [], finallyStages: [], ...stages },
     logger,
     observe,
   };
@@ -73,7 +71,6 @@ function request(config: GatewayConfig = { provider: 'fake' }): GatewayRequest {
 }
 
 const reqStage = (name: string, run: RequestStage['run'], extra: Partial<RequestStage> = {}): RequestStage => ({ name, phase: 'request', rule: 'sequential', run, ...extra });
-const judge = (name: string, phase: 'request' | 'response', run: JudgeStage['run']): JudgeStage => ({ name, phase, rule: 'parallel', run });
 
 describe('runPipeline: response headers', () => {
   test('an answered request carries trace id, provider, target index, retry count and cache status', async () => {
@@ -145,58 +142,6 @@ describe('runPipeline: request stages (sequential)', () => {
     const res2 = await runPipeline(request(), deps({ requestStages: [crash] }));
     expect(res2.status).toBe(500);
     expect(JSON.stringify(await res2.json())).not.toContain('internal detail');
-  });
-});
-
-describe('runPipeline: judges (parallel)', () => {
-  test('request judges run together, not one after another', async () => {
-    let running = 0;
-    let peak = 0;
-    const slow = (name: string) =>
-      judge(name, 'request', async () => {
-        running++;
-        peak = Math.max(peak, running);
-        await Bun.sleep(20);
-        running--;
-        return { stage: name, verdict: true };
-      });
-    const req = request();
-    await runPipeline(req, deps({ requestJudges: [slow('j1'), slow('j2'), slow('j3')] }));
-    expect(peak).toBe(3);
-    expect(req.locals.hookResults).toEqual([
-      { stage: 'j1', verdict: true },
-      { stage: 'j2', verdict: true },
-      { stage: 'j3', verdict: true },
-    ]);
-  });
-
-  test('a failed verdict with deny stops the request with 400 guardrail_denied and the hook results', async () => {
-    const pass = judge('pii', 'request', async () => ({ stage: 'pii', verdict: true }));
-    const block = judge('words', 'request', async () => ({ stage: 'words', verdict: false, deny: true }));
-    const res = await runPipeline(request(), deps({ requestJudges: [pass, block] }));
-    expect(res.status).toBe(400);
-    const json = (await res.json()) as { error: { type: string }; hook_results: unknown[] };
-    expect(json.error.type).toBe('guardrail_denied');
-    expect(json.hook_results).toEqual([
-      { stage: 'pii', verdict: true },
-      { stage: 'words', verdict: false, deny: true },
-    ]);
-  });
-
-  test('a judge that throws is a failed verdict with its error recorded, not a crash', async () => {
-    const broken = judge('flaky', 'request', async () => {
-      throw new Error('checker down');
-    });
-    const req = request();
-    const res = await runPipeline(req, deps({ requestJudges: [broken] }));
-    expect(res.status).toBe(200);
-    expect(req.locals.hookResults).toEqual([{ stage: 'flaky', verdict: false, error: 'checker down' }]);
-  });
-
-  test('a response judge with deny replaces the answer by a 400', async () => {
-    const block = judge('output', 'response', async () => ({ stage: 'output', verdict: false, deny: true }));
-    const res = await runPipeline(request(), deps({ responseJudges: [block] }));
-    expect(res.status).toBe(400);
   });
 });
 

@@ -1,25 +1,20 @@
 import {
   type AttemptRecord,
-  Errors,
   type FinallyStage,
   GatewayError,
   type GatewayRequest,
-  type JudgeStage,
   type Logger,
   type Outcome,
   type RequestStage,
   type ResponseStage,
   type SettledBody,
-  type Verdict,
 } from '@gateway/sdk';
 import { ClientGoneError } from './call.ts';
 import { type EngineDeps, type RoutedResult, route } from './engine.ts';
 
 export interface PipelineStages {
   requestStages: readonly RequestStage[];
-  requestJudges: readonly JudgeStage[];
   responseStages: readonly ResponseStage[];
-  responseJudges: readonly JudgeStage[];
   finallyStages: readonly FinallyStage[];
 }
 
@@ -64,30 +59,9 @@ function respond(routed: RoutedResult, req: GatewayRequest): Response {
   return new Response(answer.text, { status: answer.status, headers });
 }
 
-async function judge(judges: readonly JudgeStage[], req: GatewayRequest, response?: Response): Promise<Verdict[]> {
-  const active = judges.filter((j) => !j.applies || j.applies(req));
-  return Promise.all(
-    active.map((j) =>
-      j.run(req, response).catch((error: unknown): Verdict => ({ stage: j.name, verdict: false, error: GatewayError.from(error).message })),
-    ),
-  );
-}
-
-function denied(verdicts: Verdict[]): GatewayError | undefined {
-  if (!verdicts.some((v) => v.deny && !v.verdict)) return undefined;
-  return new GatewayError({
-    code: 'guardrail_denied',
-    type: 'guardrail_denied',
-    status: 400,
-    message: 'The request was denied by a guardrail',
-    extra: { hook_results: verdicts },
-  });
-}
-
 /**
- * One request through the pipeline: request stages (sequential), request judges (parallel), routing with attempt
- * stages around each provider call, response stages and judges, then the finally stages (fire-and-forget) once the
- * answer has been sent whole.
+ * One request through the pipeline: request stages (sequential), routing with attempt stages around each provider
+ * call, response stages, then the finally stages (fire-and-forget) once the answer has been sent whole.
  */
 export async function runPipeline(req: GatewayRequest, deps: PipelineDeps): Promise<Response> {
   const { stages } = deps;
@@ -96,11 +70,10 @@ export async function runPipeline(req: GatewayRequest, deps: PipelineDeps): Prom
   let response: Response | undefined;
   let settled: Promise<SettledBody>;
   try {
-    if (anyApplies(stages.requestStages, req) || anyApplies(stages.requestJudges, req)) response = await runBeforeRouting(req, stages);
+    if (anyApplies(stages.requestStages, req)) response = await runBeforeRouting(req, stages);
     if (!response) routed = await route(req, req.config, 'config', deps, attempts);
     settled = routed ? routed.settled : Promise.resolve({ body: undefined });
-    if (routed && (anyApplies(stages.responseStages, req) || anyApplies(stages.responseJudges, req)))
-      response = await runAfterRouting(req, routed.response, stages);
+    if (routed && anyApplies(stages.responseStages, req)) response = await runAfterRouting(req, routed.response, stages);
   } catch (error) {
     if (error instanceof ClientGoneError) {
       finish(req, deps, error, routed, attempts, Promise.resolve({ body: undefined, error, clientAborted: true }));
@@ -127,12 +100,6 @@ async function runBeforeRouting(req: GatewayRequest, stages: PipelineStages): Pr
       throw GatewayError.from(error, { plugin: stage.name, phase: 'request' });
     }
   }
-  if (stages.requestJudges.length) {
-    const verdicts = await judge(stages.requestJudges, req);
-    const deny = denied(verdicts);
-    if (deny) throw deny;
-    if (verdicts.length) req.locals.hookResults = verdicts;
-  }
   return undefined;
 }
 
@@ -144,14 +111,6 @@ async function runAfterRouting(req: GatewayRequest, response: Response, stages: 
       out = (await stage.run(req, out)) ?? out;
     } catch (error) {
       throw GatewayError.from(error, { plugin: stage.name, phase: 'response' });
-    }
-  }
-  if (stages.responseJudges.length) {
-    const verdicts = await judge(stages.responseJudges, req, out);
-    const deny = denied(verdicts);
-    if (deny) {
-      out.body?.cancel().catch(() => {});
-      throw deny;
     }
   }
   return out;

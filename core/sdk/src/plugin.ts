@@ -141,17 +141,19 @@ export interface SettledBody {
 // ---- stages ---------------------------------------------------------------------------------------------------
 
 /**
- * Running rules (ARCHITECTURE.md):
- * - `sequential`: one after another; each may change the request or end it with a response.
- * - `parallel`: judges; run together, each returns a verdict, none changes the request.
- * - `fire-and-forget`: started and never awaited (async hooks, logging).
+ * Running rules (ARCHITECTURE.md): request, attempt and response stages are `sequential` (one after another; each
+ * may change the request or end it with a response); finally stages are `fire-and-forget` (started, never awaited).
  */
-export type StageRule = 'sequential' | 'parallel' | 'fire-and-forget';
-
 interface StageBase {
   name: string;
-  /** Lower runs first within its phase; ties keep registration order. */
-  order?: number;
+  /**
+   * Names of stages of the same phase this one runs before (an attempt stage: outside them, seeing their result).
+   * The order is decided once at start-up; a name no loaded stage has is ignored (its plugin may be disabled), a
+   * cycle stops the start. Stages that name nothing keep their registration order.
+   */
+  before?: string | readonly string[];
+  /** Names of stages of the same phase this one runs after (an attempt stage: inside them). */
+  after?: string | readonly string[];
   /** Cheap synchronous test; a stage that does not apply costs nothing. */
   applies?(req: GatewayRequest): boolean;
 }
@@ -161,22 +163,6 @@ export interface RequestStage extends StageBase {
   phase: 'request';
   rule: 'sequential';
   run(req: GatewayRequest): void | Response | Promise<void | Response>;
-}
-
-export interface Verdict {
-  stage: string;
-  verdict: boolean;
-  /** Deny the request/answer when the verdict is false. */
-  deny?: boolean;
-  data?: unknown;
-  error?: string;
-}
-
-/** A judge: runs in parallel with the other judges of its phase. */
-export interface JudgeStage extends StageBase {
-  phase: 'request' | 'response';
-  rule: 'parallel';
-  run(req: GatewayRequest, response?: Response): Promise<Verdict>;
 }
 
 /** Around each provider attempt (cache, rate/usage policy, circuit check): onion style, may answer itself. */
@@ -222,7 +208,7 @@ export interface FinallyStage extends StageBase {
   run(req: GatewayRequest, outcome: Outcome): void | Promise<void>;
 }
 
-export type Stage = RequestStage | JudgeStage | AttemptStage | ResponseStage | FinallyStage;
+export type Stage = RequestStage | AttemptStage | ResponseStage | FinallyStage;
 
 // ---- strategies -----------------------------------------------------------------------------------------------
 

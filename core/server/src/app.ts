@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { setCheckLookup, setSavedConfigResolver, setSavedGuardrailResolver, useLoadedFields } from '@gateway/config';
 import { createDatabase } from '@gateway/db';
 import { loadPlugins, type LoadResult } from '@gateway/loader';
-import { HostGuard, type PipelineDeps, type Resolver } from '@gateway/pipeline';
+import { HostGuard, orderStages, type PipelineDeps, type Resolver } from '@gateway/pipeline';
 import { type EndpointKind, Errors, GatewayError, type Logger, type ServiceToken, Services, type StateStore } from '@gateway/sdk';
 import { type AdminDeps, adminHandler } from './admin-routes.ts';
 import { createStateStore } from '@gateway/state';
@@ -102,10 +102,12 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
 
   const stored = registry.optional(Services.storedAccess) ?? {};
   const breaker = registry.optional(Services.circuitBreaker);
+  // The stages in running order, decided once from their before/after (a cycle stops the start here).
+  const stages = orderStages(registry.stages);
   const pipeline: PipelineDeps = {
     strategies: registry.strategies,
-    attemptStages: registry.attemptStages,
-    stages: registry,
+    attemptStages: stages.attemptStages,
+    stages,
     logger,
     call: {
       hostGuard,

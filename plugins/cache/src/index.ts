@@ -17,7 +17,7 @@ export { canonicalJson, conversationOf, exactKey, keyHead, scopeOf, targetIdenti
 export { ConfigEmbedder, EMBEDDINGS_SPAN, EmbedderChoice } from './embedders.ts';
 export { bestMatch, decodeIndex, dot, type EmbedContext, type Embedder, encodeIndex, LexicalEmbedder, RemoteEmbedder, withItem } from './semantic.ts';
 export { type CacheSettings, DEFAULTS, readCacheSettings } from './settings.ts';
-export { CACHE_STAGE_ORDER, type CacheBackend, type CacheStatus, hasCache, ResponseCache, type ResponseCacheOptions, type StageBackend } from './stage.ts';
+export { type CacheBackend, type CacheStatus, hasCache, ResponseCache, type ResponseCacheOptions, type StageBackend } from './stage.ts';
 export { assembleStream, replayAsStream, sseEvents } from './stream.ts';
 
 /** The services of this plugin. */

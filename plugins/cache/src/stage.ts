@@ -50,8 +50,6 @@ export interface ResponseCacheOptions {
   now?: () => number;
 }
 
-/** Runs before every other attempt stage (rate/usage policies, the circuit breaker at 900). */
-export const CACHE_STAGE_ORDER = 50;
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' } as const;
 
@@ -114,7 +112,8 @@ export class ResponseCache {
       name: 'response-cache',
       phase: 'attempt',
       rule: 'sequential',
-      order: CACHE_STAGE_ORDER,
+      // Outside the circuit breaker: a hit never reaches (or counts against) a circuit.
+      before: 'circuit-breaker',
       applies: (req) => entryKind(req.endpoint) !== undefined && hasCache(req.config),
       run: (req, attempt, next) => this.run(req, attempt, next),
     };

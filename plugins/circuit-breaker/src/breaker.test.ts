@@ -407,8 +407,7 @@ describe('plugin', () => {
       onClose: (fn: () => unknown) => closers.push(fn),
     } as unknown as PluginApi);
     expect(stages).toHaveLength(1);
-    expect(stages[0]?.phase).toBe('attempt');
-    expect(stages[0]?.rule).toBe('sequential');
+    expect(stages[0]).toMatchObject({ name: 'circuit-breaker', phase: 'attempt', rule: 'sequential' });
     expect(services.get(Services.circuitBreaker.id)).toBeInstanceOf(CircuitBreaker);
     expect(closers).toHaveLength(1);
     for (const fn of closers) await fn();

@@ -55,7 +55,7 @@ export interface CircuitBreakerOptions {
   refreshMs?: number;
   /** Longest an attempt waits for the store before deciding from the local view. */
   storeWaitMs?: number;
-  /** Stage and plugin name, for errors and logs. */
+  /** Plugin name, for errors and logs. */
   name?: string;
 }
 
@@ -115,6 +115,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** The attempt stage's name (the `before`/`after` of other stages name it). */
+export const CIRCUIT_BREAKER_STAGE = 'circuit-breaker';
+
 export class CircuitBreaker {
   /** Replaceable clock (epoch ms): tests move time past a cooldown without waiting. */
   now: () => number;
@@ -139,11 +142,11 @@ export class CircuitBreaker {
     this.storeWaitMs = opts.storeWaitMs ?? 250;
     this.name = opts.name ?? 'circuit-breaker';
     this.stage = {
-      name: this.name,
+      // The name other attempt stages order themselves against: a stage that answers by itself (the response cache,
+      // a rate limit) says `before: 'circuit-breaker'`, so that its hits and refusals never count against a circuit.
+      name: CIRCUIT_BREAKER_STAGE,
       phase: 'attempt',
       rule: 'sequential',
-      // Innermost attempt stage: a cache hit or a rate-limit refusal never reaches (or counts against) the circuit.
-      order: 900,
       applies: (req) => hasCircuitBreaker(req.config),
       run: (req, attempt, next) => this.run(req, attempt, next),
     };

@@ -11,7 +11,7 @@
 import { definePlugin, Services } from '@gateway/sdk';
 import { CircuitBreaker } from './breaker.ts';
 
-export { CircuitBreaker, type CircuitBreakerOptions, type CircuitStatus, type CircuitView, isFailure } from './breaker.ts';
+export { CIRCUIT_BREAKER_STAGE, CircuitBreaker, type CircuitBreakerOptions, type CircuitStatus, type CircuitView, isFailure } from './breaker.ts';
 export { circuitId, credentialsHash, hasCircuitBreaker, nodeAt } from './identity.ts';
 
 export default definePlugin({

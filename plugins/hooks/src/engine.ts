@@ -104,8 +104,8 @@ export function createHookEngine(opts: EngineOptions): HookEngine {
     name: 'hooks:input',
     phase: 'request',
     rule: 'sequential',
-    // Before the other request stages: ARCHITECTURE.md puts hooks and input guardrails right after the config.
-    order: 10,
+    // ARCHITECTURE.md puts hooks and input guardrails right after the config: no built-in plugin registers another
+    // request stage, and a third-party one registers later, so it runs after this one unless it says `before`.
     applies: (req) => req.body !== undefined && planOf(req.config).input !== undefined,
     async run(req) {
       const plan = planOf(req.config).input as PhasePlan;
@@ -192,7 +192,6 @@ export function createHookEngine(opts: EngineOptions): HookEngine {
     name: 'hooks:output',
     phase: 'response',
     rule: 'sequential',
-    order: 10,
     applies: (req) =>
       req.body !== undefined && (planOf(req.config).output !== undefined || (req.locals[LOCALS.state] as HookState | undefined)?.failed === true),
     async run(req, answer) {

@@ -103,8 +103,9 @@ async function logRow(traceId: string) {
 describe('hooks through the gateway', () => {
   test('the engine is loaded: plugin listed, two stages registered', () => {
     expect(gw.plugins.loaded.map((p) => p.name)).toContain('@gateway/plugin-hooks');
-    expect(gw.plugins.registry.requestStages.map((s) => s.name)).toContain('hooks:input');
-    expect(gw.plugins.registry.responseStages.map((s) => s.name)).toContain('hooks:output');
+    const stages = gw.plugins.registry.stages.map((s) => `${s.phase}:${s.name}`);
+    expect(stages).toContain('request:hooks:input');
+    expect(stages).toContain('response:hooks:output');
   });
 
   test('deny on input: 400 guardrail_denied with hook_results; the provider is never called', async () => {
@@ -239,8 +240,9 @@ describe('GUARDRAILS_ENABLED=OFF', () => {
     const off = await startInProcessGateway({ GUARDRAILS_ENABLED: 'OFF' });
     try {
       expect(off.plugins.loaded.map((p) => p.name)).toContain('@gateway/plugin-hooks');
-      expect(off.plugins.registry.requestStages.map((s) => s.name)).not.toContain('hooks:input');
-      expect(off.plugins.registry.responseStages.map((s) => s.name)).not.toContain('hooks:output');
+      const stages = off.plugins.registry.stages.map((s) => s.name);
+      expect(stages).not.toContain('hooks:input');
+      expect(stages).not.toContain('hooks:output');
       const config = {
         provider: 'openai',
         api_key: 'sk-test',

@@ -1,0 +1,30 @@
+// The built-in stages in the order the gateway runs them, from their named relations: what the numeric orders
+// (hooks 10, cache 50, circuit breaker 900, request log 100) gave before.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { orderStages } from '@gateway/pipeline';
+import type { Gateway } from '@gateway/server';
+import { startInProcessGateway } from '../helpers/in-process.ts';
+
+let gw: Gateway;
+beforeAll(async () => {
+  gw = await startInProcessGateway();
+});
+afterAll(async () => {
+  await gw.close();
+});
+
+describe('stage order of the built-in plugins', () => {
+  test('hooks first, the response cache outside the circuit breaker, the request log last', () => {
+    const ordered = orderStages(gw.plugins.registry.stages);
+    const names = (list: readonly { name: string }[]) => list.map((s) => s.name);
+    expect(names(ordered.requestStages)).toEqual(['hooks:input']);
+    expect(names(ordered.attemptStages)).toEqual(['response-cache', 'circuit-breaker']);
+    expect(names(ordered.responseStages)).toEqual(['hooks:output']);
+    expect(names(ordered.finallyStages)).toEqual(['request-log']);
+  });
+
+  test('the cache names the breaker: reversed registration keeps it outside', () => {
+    const reversed = orderStages([...gw.plugins.registry.stages].reverse());
+    expect(reversed.attemptStages.map((s) => s.name)).toEqual(['response-cache', 'circuit-breaker']);
+  });
+});
