@@ -4,7 +4,7 @@
  * `GuardrailServices.references` tells the saved-guardrail plugin which configs use a guardrail.
  */
 import { GuardrailServices, type SavedGuardrailStore } from '@gateway/admin-guardrails';
-import { lazySecretBox, rebindSealed } from '@gateway/admin-kit';
+import { declaredFields, type DocumentFields, lazySecretBox, rebindSealed } from '@gateway/admin-kit';
 import { definePlugin, Services } from '@gateway/sdk';
 import { guardrailReferences } from './references.ts';
 import { configRoutes, SCOPES } from './routes.ts';
@@ -15,6 +15,10 @@ export { ConfigStore, MISSING_GUARDRAIL_CHECK } from './store.ts';
 export { configRoutes, SCOPES } from './routes.ts';
 export { checkedConfig } from './validate.ts';
 export { configMigrations, savedConfigs, savedConfigVersions } from './tables.ts';
+
+const notReady = (): never => {
+  throw new Error('configs: a route was called before the gateway was ready');
+};
 
 export default definePlugin({
   async setup(api) {
@@ -33,11 +37,14 @@ export default definePlugin({
     api.onClose(() => store.stop());
     api.provide(Services.savedConfigs, store.resolve);
     api.provide(GuardrailServices.references, guardrailReferences(database, guardrails));
+    // Once every plugin declared its fields: which keys of a config are secrets, and which decide where they go.
+    let fields: DocumentFields | undefined;
     api.onReady(() => {
+      fields = declaredFields(api.service(Services.providerAdapters).values(), api.service(Services.guardrailChecks).values()).documents;
       guardrailStore = api.optional(GuardrailServices.store);
       // Keys may be given these scopes (the api-keys plugin's catalogue has them already; adding is idempotent).
       api.optional(Services.apiKeyScopes)?.add(SCOPES);
     });
-    for (const route of configRoutes({ database, store, box: getBox, guardrails })) api.route(route);
+    for (const route of configRoutes({ database, store, box: getBox, guardrails, validator: api.service(Services.configValidator), fields: () => fields ?? notReady() })) api.route(route);
   },
 });

@@ -8,6 +8,7 @@ import { GuardrailStore, guardrailMigrations, savedGuardrails } from '@gateway/a
 import { adminRequest, routeOf, statusOf, testCaller, testPrincipal } from '@gateway/admin-guardrails/testing';
 import { identityMigrations, organisations, workspaces } from '@gateway/admin-identity';
 import { SecretBox } from '@gateway/admin-kit';
+import { configValidator } from '@gateway/config';
 import { DIALECTS, useTestDatabase } from '@gateway/db/testing';
 import { type AdminRoute, type Database, eq, type Role } from '@gateway/sdk';
 import { MemoryStateStore } from '@gateway/state';
@@ -39,10 +40,10 @@ for (const dialect of DIALECTS) {
         { id: otherWs, organisation_id: org, name: 'Two', slug: 'two' },
       ]);
       state = new MemoryStateStore();
-      guardrails = new GuardrailStore({ database, state, box: () => box, refreshMs: 0 });
+      guardrails = new GuardrailStore({ database, state, box: () => box, refreshMs: 0, onChange: configValidator.clearCache });
       store = new ConfigStore({ database, state, box: () => box, guardrails: () => guardrails, refreshMs: 0 });
       await Promise.all([guardrails.start(), store.start()]);
-      routes = configRoutes({ database, store, box: () => box, guardrails: () => guardrails });
+      routes = configRoutes({ database, store, box: () => box, guardrails: () => guardrails, validator: configValidator });
     });
     afterAll(async () => {
       store.stop();

@@ -7,6 +7,7 @@ import type { SavedGuardrailStore } from '@gateway/admin-guardrails';
 import { findWorkspace, requireActive, visibleWorkspaces } from '@gateway/admin-identity';
 import {
   checkSlug,
+  type DocumentFields,
   isUniqueViolation,
   json,
   list,
@@ -20,7 +21,7 @@ import {
   validator,
   writeWithSlug,
 } from '@gateway/admin-kit';
-import { type AdminRequest, type AdminRoute, and, asc, type Database, desc, eq, Errors, inArray, type JsonObject, type SQL, type Where } from '@gateway/sdk';
+import { type AdminRequest, type AdminRoute, and, asc, type ConfigValidator, type Database, desc, eq, Errors, inArray, type JsonObject, type SQL, type Where } from '@gateway/sdk';
 import { Type } from '@sinclair/typebox';
 import { type ConfigRow, presentConfig, presentVersion } from './present.ts';
 import type { ConfigStore } from './store.ts';
@@ -34,6 +35,10 @@ export interface ConfigRouteDeps {
   store: ConfigStore;
   box: () => SecretBox;
   guardrails: () => SavedGuardrailStore | undefined;
+  /** The host's config validation (service `configValidator`): a saved config is checked as a header config is. */
+  validator: ConfigValidator;
+  /** Which keys of a config are secrets and which decide where they go (the loaded plugins' declarations). */
+  fields: () => DocumentFields;
 }
 
 const Name = Type.String({ minLength: 1, maxLength: 255 });
@@ -70,7 +75,7 @@ export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
 
   /** The config masked, its secrets sealed for the row `at`. */
   const sealed = (config: JsonObject, at: SealedAt) => {
-    const { masked, sealed } = sealSecrets(config, deps.box, at);
+    const { masked, sealed } = sealSecrets(config, deps.box, at, deps.fields());
     return { config: masked, secrets: sealed };
   };
 
@@ -137,7 +142,7 @@ export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
       await requireWorkspaceRole(req.principal, workspace.id, 'manager', 'No such workspace: workspace_id');
       const workspaceId = requireActive(workspace);
       const given = body.slug === undefined ? undefined : checkSlug(body.slug);
-      const config = checkedConfig(body.config, NO_PREVIOUS, { organisationId: org, workspaceId }, deps.guardrails());
+      const config = checkedConfig(body.config, NO_PREVIOUS, { organisationId: org, workspaceId }, deps.guardrails(), deps.validator, deps.fields());
       const id = crypto.randomUUID();
       const versionId = crypto.randomUUID();
       const stored = sealed(config, configSecretsAt(id));
@@ -228,7 +233,7 @@ export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
       const config =
         body.config === undefined
           ? undefined
-          : checkedConfig(body.config, { masked: row.config, secrets: openSecrets(row.secrets, deps.box, configSecretsAt(row.id)) }, { organisationId: row.organisation_id, workspaceId: row.workspace_id }, deps.guardrails());
+          : checkedConfig(body.config, { masked: row.config, secrets: openSecrets(row.secrets, deps.box, configSecretsAt(row.id)) }, { organisationId: row.organisation_id, workspaceId: row.workspace_id }, deps.guardrails(), deps.validator, deps.fields());
       const version = config ? row.version + 1 : row.version;
       const now = Date.now();
       try {

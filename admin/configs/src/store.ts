@@ -9,8 +9,7 @@
  */
 import type { SavedGuardrailStore } from '@gateway/admin-guardrails';
 import { joinSecrets, openSecrets, reindex, type SecretBox, type StoredIndex, StoredSnapshot } from '@gateway/admin-kit';
-import type { SavedConfigResolver } from '@gateway/config';
-import { type Caller, type Database, Errors, type GatewayConfig, type Logger, type StateStore } from '@gateway/sdk';
+import { type Caller, type Database, Errors, type GatewayConfig, type Logger, type SavedConfigResolver, type StateStore } from '@gateway/sdk';
 import { GUARDRAIL_LISTS, stringEntries } from './refs.ts';
 import type { ConfigRow } from './present.ts';
 import { configSecretsAt, savedConfigs } from './tables.ts';

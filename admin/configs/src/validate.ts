@@ -1,12 +1,11 @@
 /**
- * A config to save: the same validateConfig as a header (400 `invalid_config` listing every violation by path),
- * masked secrets put back from the previous version (unless where they are sent changed), and every saved guardrail
- * it names visible to its workspace.
+ * A config to save: the same validation as a header config (the host's service `configValidator`: 400
+ * `invalid_config` listing every violation by path), masked secrets put back from the previous version (unless
+ * where they are sent changed), and every saved guardrail it names visible to its workspace.
  */
 import type { SavedGuardrailStore } from '@gateway/admin-guardrails';
-import { restoreMasked, type StoredDocument } from '@gateway/admin-kit';
-import { validateConfig } from '@gateway/config';
-import { GatewayError, type JsonObject } from '@gateway/sdk';
+import { type DocumentFields, restoreMasked, type StoredDocument } from '@gateway/admin-kit';
+import { type ConfigValidator, GatewayError, type JsonObject } from '@gateway/sdk';
 import { stringEntries } from './refs.ts';
 
 export function invalidConfig(violations: readonly string[]): GatewayError {
@@ -22,9 +21,16 @@ export interface ConfigScope {
 export const NO_PREVIOUS: StoredDocument = { masked: {}, secrets: [] };
 
 /** The config with its secrets, or a thrown 400 listing every violation; nothing is written before this passes. */
-export function checkedConfig(raw: unknown, previous: StoredDocument, scope: ConfigScope, guardrails: SavedGuardrailStore | undefined): JsonObject {
+export function checkedConfig(
+  raw: unknown,
+  previous: StoredDocument,
+  scope: ConfigScope,
+  guardrails: SavedGuardrailStore | undefined,
+  validator: ConfigValidator,
+  fields: DocumentFields,
+): JsonObject {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalidConfig(['config: must be a JSON object']);
-  const { value, problems } = restoreMasked(raw as JsonObject, previous, '');
+  const { value, problems } = restoreMasked(raw as JsonObject, previous, '', fields);
   const violations = [...problems];
 
   // Saved guardrails are named by id or slug for the config's workspace; the validator, which knows no workspace,
@@ -41,7 +47,7 @@ export function checkedConfig(raw: unknown, previous: StoredDocument, scope: Con
     list[index] = found.id;
     forValidation[key] = list;
   }
-  const result = validateConfig(forValidation, scope);
+  const result = validator.validate(forValidation, scope);
   if (!result.ok) violations.push(...result.violations.filter((v) => !/: no saved guardrail with id /.test(v)));
   if (violations.length > 0) throw invalidConfig([...new Set(violations)]);
   return value;

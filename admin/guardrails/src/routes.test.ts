@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { identityMigrations, organisations, workspaces } from '@gateway/admin-identity';
 import { SecretBox } from '@gateway/admin-kit';
+import { configValidator } from '@gateway/config';
 import { DIALECTS, useTestDatabase } from '@gateway/db/testing';
 import type { AdminRoute, Database, Role } from '@gateway/sdk';
 import { MemoryStateStore } from '@gateway/state';
@@ -40,9 +41,9 @@ for (const dialect of DIALECTS) {
         { id: otherWs, organisation_id: org, name: 'Two', slug: 'two' },
       ]);
       state = new MemoryStateStore();
-      store = new GuardrailStore({ database, state, box: () => box, refreshMs: 0 });
+      store = new GuardrailStore({ database, state, box: () => box, refreshMs: 0, onChange: configValidator.clearCache });
       await store.start();
-      routes = guardrailRoutes({ database, store, box: () => box, references: () => ({ referencing: async () => users }) });
+      routes = guardrailRoutes({ database, store, box: () => box, references: () => ({ referencing: async () => users }), validator: configValidator });
     });
     afterAll(async () => {
       store.stop();

@@ -9,6 +9,7 @@ import {
   checkSlug,
   conflictOnUnique,
   csv,
+  type DocumentFields,
   json,
   list,
   noContent,
@@ -28,6 +29,7 @@ import {
   type AdminRoute,
   and,
   asc,
+  type ConfigValidator,
   type Database,
   desc,
   eq,
@@ -55,6 +57,10 @@ export interface GuardrailRouteDeps {
   box: () => SecretBox;
   /** The saved-config plugin's reference check, when it is loaded. */
   references: () => GuardrailReferences | undefined;
+  /** The host's config validation (service `configValidator`): an entry is checked as a config's is. */
+  validator: ConfigValidator;
+  /** Which keys of an entry are secrets and which decide where they go (the loaded plugins' declarations). */
+  fields: () => DocumentFields;
 }
 
 const Name = Type.String({ minLength: 1, maxLength: 255 });
@@ -80,9 +86,9 @@ const NOT_FOUND = 'No such guardrail';
 const BY_FIELD = { fresh: true, param: 'workspace_id' } as const;
 
 /** 400 listing every violation of an entry; the entry with its secrets otherwise (masks put back where allowed). */
-function checkedEntry(entry: JsonObject, previous: StoredDocument): JsonObject {
-  const restored = restoreMasked(entry, previous, 'entry');
-  const violations = [...restored.problems, ...entryViolations(restored.value)];
+function checkedEntry(entry: JsonObject, previous: StoredDocument, validator: ConfigValidator, fields: DocumentFields): JsonObject {
+  const restored = restoreMasked(entry, previous, 'entry', fields);
+  const violations = [...restored.problems, ...entryViolations(restored.value, validator)];
   if (violations.length > 0) throw Errors.badRequest(`Invalid guardrail: ${violations.join('; ')}`, 'entry');
   return restored.value;
 }
@@ -92,7 +98,7 @@ export function guardrailRoutes(deps: GuardrailRouteDeps): AdminRoute[] {
 
   /** The entry masked, its secrets sealed for the guardrail `id`. */
   const sealed = (entry: JsonObject, id: string) => {
-    const { masked, sealed } = sealSecrets(entry, deps.box, guardrailSecretsAt(id));
+    const { masked, sealed } = sealSecrets(entry, deps.box, guardrailSecretsAt(id), deps.fields());
     return { entry: masked, secrets: sealed };
   };
 
@@ -178,7 +184,7 @@ export function guardrailRoutes(deps: GuardrailRouteDeps): AdminRoute[] {
         await requireWorkspaceRole(req.principal, workspace.id, 'manager', 'No such workspace: workspace_id');
         workspaceId = requireActive(workspace);
       }
-      const entry = checkedEntry(body.entry as JsonObject, { masked: {}, secrets: [] });
+      const entry = checkedEntry(body.entry as JsonObject, { masked: {}, secrets: [] }, deps.validator, deps.fields());
       const given = body.slug === undefined ? undefined : checkSlug(body.slug);
       const id = crypto.randomUUID();
       const now = Date.now();
@@ -232,7 +238,7 @@ export function guardrailRoutes(deps: GuardrailRouteDeps): AdminRoute[] {
       await writable(req.principal, row);
       if (body.name === undefined && body.slug === undefined && body.entry === undefined)
         throw Errors.badRequest('Give at least one of name, slug, entry', 'body');
-      const entry = body.entry === undefined ? undefined : checkedEntry(body.entry as JsonObject, { masked: row.entry, secrets: openSecrets(row.secrets, deps.box, guardrailSecretsAt(row.id)) });
+      const entry = body.entry === undefined ? undefined : checkedEntry(body.entry as JsonObject, { masked: row.entry, secrets: openSecrets(row.secrets, deps.box, guardrailSecretsAt(row.id)) }, deps.validator, deps.fields());
       const slug = body.slug === undefined ? row.slug : checkSlug(body.slug);
       if (slug !== row.slug) {
         const bySlug = (await referencesOf(row)).filter((r) => r.by === 'slug');

@@ -7,9 +7,8 @@
  * validated (and its plan built) against the guardrail as it was: every reload that brings a change, in every
  * process, clears that cache and bumps `generation`, on which saved configs rebuild their copies.
  */
-import { clearConfigCache, type SavedGuardrail, type SavedGuardrailResolver } from '@gateway/config';
 import { joinSecrets, openSecrets, reindex, type SecretBox, type StoredIndex, StoredSnapshot } from '@gateway/admin-kit';
-import type { Database, Logger, Row, StateStore } from '@gateway/sdk';
+import type { Database, Logger, Row, SavedGuardrail, SavedGuardrailResolver, StateStore } from '@gateway/sdk';
 import { guardrailSecretsAt, savedGuardrails } from './tables.ts';
 
 export interface StoredGuardrail {
@@ -59,6 +58,8 @@ export interface GuardrailStoreOptions {
   box: () => SecretBox;
   logger?: Logger;
   refreshMs?: number;
+  /** Called when the set changed: the host forgets parsed configs (`configValidator.clearCache`). */
+  onChange?: () => void;
 }
 
 /** A stored guardrail and what tells whether its row changed since it was built. */
@@ -83,7 +84,7 @@ export class GuardrailStore implements SavedGuardrailStore {
         if (set === previous) return;
         this.changes++;
         // Configs that name a guardrail were validated and planned against the old one.
-        clearConfigCache();
+        this.o.onChange?.();
       },
     });
   }

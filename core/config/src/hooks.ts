@@ -6,7 +6,7 @@
  * test) only the schema applies and these rules are skipped.
  */
 import { Seam } from './seam.ts';
-import type { GuardrailCheck, GuardrailScope, SavedGuardrailResolver } from '@gateway/sdk';
+import { GUARDRAIL_POLICY_KEYS, type GuardrailCheck, type GuardrailScope, type SavedGuardrailResolver } from '@gateway/sdk';
 import { clearConfigCache } from './parse.ts';
 import { formatPath, type PathSegment } from './path.ts';
 
@@ -31,8 +31,6 @@ export function setSavedGuardrailResolver(fn: SavedGuardrailResolver | undefined
   return savedGuardrails.push(fn);
 }
 
-/** Properties of a guardrail entry that are policy, not checks (INTERFACE.md). */
-export const GUARDRAIL_POLICY_KEYS: ReadonlySet<string> = new Set(['id', 'deny', 'async', 'on_fail', 'on_success']);
 
 /** A check id as the registry knows it: a bare name means a check of the `default` plugin (`contains` → `default.contains`). */
 export const qualifyCheckId = (id: string): string => (id.includes('.') ? id : `default.${id}`);

@@ -1,11 +1,11 @@
 export { validateConfig, type ConfigValidation } from './validate.ts';
+export { configValidator } from './validator.ts';
 export { parseConfigHeader, setSavedConfigResolver, clearConfigCache, type SavedConfigResolver } from './parse.ts';
-export { parseParamPath, WILDCARD, FORBIDDEN_KEYS, type ParamPathSegment, type ParamPathResult } from '@gateway/sdk';
+export { GUARDRAIL_POLICY_KEYS, parseParamPath, WILDCARD, FORBIDDEN_KEYS, type ParamPathSegment, type ParamPathResult } from '@gateway/sdk';
 export {
   setCheckLookup,
   setSavedGuardrailResolver,
   qualifyCheckId,
-  GUARDRAIL_POLICY_KEYS,
   type CheckLookup,
   type GuardrailScope,
   type SavedGuardrail,

@@ -4,7 +4,7 @@
  * (targets, worst-case provider calls; see budget.ts), then the guardrail checks that hooks name (known ids, valid
  * parameters; see hooks.ts).
  */
-import type { GatewayConfig } from '@gateway/sdk';
+import type { ConfigValidation, GatewayConfig } from '@gateway/sdk';
 import { budgetViolations } from './budget.ts';
 import { loadedConfig } from './fields.ts';
 import { type GuardrailScope, hookViolations } from './hooks.ts';
@@ -12,7 +12,7 @@ import { ruleViolations } from './rules.ts';
 import { scan } from './scan.ts';
 import { schemaViolations } from './schema-errors.ts';
 
-export type ConfigValidation = { ok: true; config: GatewayConfig } | { ok: false; violations: string[] };
+export type { ConfigValidation } from '@gateway/sdk';
 
 /** `scope`: whose saved guardrails the config may name (none without it). */
 export function validateConfig(value: unknown, scope?: GuardrailScope): ConfigValidation {

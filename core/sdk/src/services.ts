@@ -80,6 +80,9 @@ export type SavedConfigResolver = (id: string, caller: Caller | undefined) => Ga
 /** A saved guardrail: the object form of a guardrail entry (`id`, `deny`, `async`, `on_fail`, `on_success`, checks). */
 export type SavedGuardrail = Readonly<Record<string, unknown>>;
 
+/** The keys of a guardrail entry that say how it acts; every other key of the entry names a check. */
+export const GUARDRAIL_POLICY_KEYS: ReadonlySet<string> = new Set(['id', 'deny', 'async', 'on_fail', 'on_success']);
+
 /**
  * Whose saved guardrails a config may name: those of its organisation that are organisation-wide or of
  * `workspaceId`; `null`: of any workspace of the organisation (an organisation-service key).
@@ -91,6 +94,20 @@ export interface GuardrailScope {
 
 /** A saved guardrail by id, when `scope` may use it; undefined otherwise, as for an unknown id (ids cannot be probed). */
 export type SavedGuardrailResolver = (id: string, scope: GuardrailScope) => SavedGuardrail | undefined;
+
+/** A routing config checked: the config, or every violation by path (`targets[1].provider: …`). */
+export type ConfigValidation = { ok: true; config: GatewayConfig } | { ok: false; violations: string[] };
+
+/** The host's routing-config checks, for plugins that store configs or guardrail entries. */
+export interface ConfigValidator {
+  /**
+   * Checked as a header config is (the schema of the loaded plugins, SPEC.md's rules); `scope`: whose saved
+   * guardrails it may name (none without).
+   */
+  validate(value: unknown, scope?: GuardrailScope): ConfigValidation;
+  /** Forgets the parsed header configs: they may hold a saved guardrail that just changed. */
+  clearCache(): void;
+}
 
 /** A workspace's settings for the response cache (the settings plugin's), answered from memory. */
 export interface WorkspaceCacheSettings {
@@ -108,6 +125,8 @@ export const Services = {
   settings: defineService<HostSettings>('settings'),
   /** The outbound-URL guard (docs/plugins.md, "Outbound URLs"). */
   hostGuard: defineService<OutboundGuard>('hostGuard'),
+  /** Routing-config validation: saved configs and saved guardrails check what they store with it. */
+  configValidator: defineService<ConfigValidator>('configValidator'),
   /** Every loaded guardrail check by id; complete once every plugin is set up. */
   guardrailChecks: defineService<ReadonlyMap<string, GuardrailCheck>>('guardrailChecks'),
   /** Every loaded provider adapter by id; complete once every plugin is set up. */

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { setCheckLookup, setSavedConfigResolver, setSavedGuardrailResolver, useLoadedFields } from '@gateway/config';
+import { configValidator, setCheckLookup, setSavedConfigResolver, setSavedGuardrailResolver, useLoadedFields } from '@gateway/config';
 import { createDatabase } from '@gateway/db';
 import { loadPlugins, type LoadResult } from '@gateway/loader';
 import { HostGuard, orderStages, type PipelineDeps, type Resolver } from '@gateway/pipeline';
@@ -82,6 +82,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
       registry.provide(Services.database, database);
       registry.provide(Services.settings, settings);
       registry.provide(Services.hostGuard, hostGuard);
+      registry.provide(Services.configValidator, configValidator);
     },
   });
   const { registry } = plugins;
