@@ -8,6 +8,7 @@ import { GuardrailStore, guardrailMigrations, savedGuardrails } from '@gateway/a
 import { adminRequest, routeOf, statusOf, testCaller, testPrincipal } from '@gateway/admin-guardrails/testing';
 import { identityMigrations, organisations, workspaces } from '@gateway/admin-identity';
 import { SecretBox } from '@gateway/admin-kit';
+import { workspaceFields } from '@gateway/admin-kit/testing';
 import { configValidator } from '@gateway/config';
 import { DIALECTS, useTestDatabase } from '@gateway/db/testing';
 import { type AdminRoute, type Database, eq, type Role } from '@gateway/sdk';
@@ -43,7 +44,7 @@ for (const dialect of DIALECTS) {
       guardrails = new GuardrailStore({ database, state, box: () => box, refreshMs: 0, onChange: configValidator.clearCache });
       store = new ConfigStore({ database, state, box: () => box, guardrails: () => guardrails, refreshMs: 0 });
       await Promise.all([guardrails.start(), store.start()]);
-      routes = configRoutes({ database, store, box: () => box, guardrails: () => guardrails, validator: configValidator });
+      routes = configRoutes({ database, store, box: () => box, guardrails: () => guardrails, validator: configValidator, fields: () => workspaceFields().documents });
     });
     afterAll(async () => {
       store.stop();

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { identityMigrations, organisations, workspaces } from '@gateway/admin-identity';
 import { SecretBox } from '@gateway/admin-kit';
+import { workspaceFields } from '@gateway/admin-kit/testing';
 import { configValidator } from '@gateway/config';
 import { DIALECTS, useTestDatabase } from '@gateway/db/testing';
 import type { AdminRoute, Database, Role } from '@gateway/sdk';
@@ -43,7 +44,7 @@ for (const dialect of DIALECTS) {
       state = new MemoryStateStore();
       store = new GuardrailStore({ database, state, box: () => box, refreshMs: 0, onChange: configValidator.clearCache });
       await store.start();
-      routes = guardrailRoutes({ database, store, box: () => box, references: () => ({ referencing: async () => users }), validator: configValidator });
+      routes = guardrailRoutes({ database, store, box: () => box, references: () => ({ referencing: async () => users }), validator: configValidator, fields: () => workspaceFields().documents });
     });
     afterAll(async () => {
       store.stop();

@@ -1,6 +1,7 @@
 /** What every route of this plugin shares: the database, the secret box, the in-memory set, other plugins' services. */
 import type { SecretBox, SecretResolver, SecuritySettingsService, StoredSnapshot } from '@gateway/admin-kit';
 import type { Database, Logger } from '@gateway/sdk';
+import type { IntegrationFields } from './credentials.ts';
 import type { StoredSet } from './stored-set.ts';
 
 /** The loaded providers' ids. */
@@ -17,4 +18,13 @@ export interface Ctx {
   security(): SecuritySettingsService | undefined;
   /** Ids of the loaded providers (service `providerAdapters`); undefined when the server does not offer them. */
   providerIds(): ProviderIds | undefined;
+  /** What the loaded providers declare (their target fields), known once the gateway is ready. */
+  fields(): IntegrationFields;
+  /** Runs `fn` once the fields are known (before the server accepts requests): where routes compile their bodies. */
+  whenReady(fn: (fields: IntegrationFields) => void): void;
+}
+
+/** Stands for a body check until the gateway is ready (no route is called before). */
+export function notReady(): never {
+  throw new Error('integrations: a route was called before the gateway was ready');
 }

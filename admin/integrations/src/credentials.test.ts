@@ -1,7 +1,20 @@
 import { describe, expect, test } from 'bun:test';
-import { checkCredentials, checkMappingTargets, keepMasked, keepMaskedKey, maskCredentials, maskValue, refuseRedirect, toTarget } from './credentials.ts';
+import { thrown, workspaceFields } from '@gateway/admin-kit/testing';
+import {
+  checkCredentials,
+  checkMappingTargets,
+  integrationFields,
+  keepMasked,
+  keepMaskedKey,
+  maskCredentials,
+  maskValue,
+  refuseRedirect,
+  toTarget,
+} from './credentials.ts';
 import { checkSlug, freeSlug, slugFromName } from './slugs.ts';
-import { thrown } from '@gateway/admin-kit/testing';
+
+const declared = workspaceFields();
+const fields = integrationFields(declared);
 
 describe('credentials', () => {
   test('masks show the last 4 characters of values of 16 characters or more, nothing of shorter ones', () => {
@@ -9,15 +22,18 @@ describe('credentials', () => {
     expect(maskValue('0123456789abcdef')).toBe('****cdef');
     expect(maskValue('0123456789abcde')).toBe('****');
     expect(maskValue('short-key')).toBe('****');
-    const masked = maskCredentials({
-      key: 'sk-live-0123456789abcd',
-      configurations: {
-        svcA_secret_access_key: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
-        svcA_role_arn: 'arn:aws:iam::123456789012:role/r',
-        svcA_region: 'us-east-1',
-        svcC_service_account_json: { private_key: '-----BEGIN PRIVATE KEY-----abc', nested: ['0123456789abcdef'] },
+    const masked = maskCredentials(
+      {
+        key: 'sk-live-0123456789abcd',
+        configurations: {
+          svcA_secret_access_key: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+          svcA_role_arn: 'arn:aws:iam::123456789012:role/r',
+          svcA_region: 'us-east-1',
+          svcC_service_account_json: { private_key: '-----BEGIN PRIVATE KEY-----abc', nested: ['0123456789abcdef'] },
+        },
       },
-    });
+      declared,
+    );
     expect(masked).toEqual({
       key: '****abcd',
       configurations: {
@@ -31,11 +47,11 @@ describe('credentials', () => {
 
   test('a masked value sent back keeps the stored secret; a new value replaces it; null removes the key', () => {
     const current = { svcA_secret_access_key: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', svcA_region: 'us-east-1' };
-    expect(keepMasked({ svcA_secret_access_key: '****EKEY', svcA_region: 'us-east-1' }, current)).toEqual({
+    expect(keepMasked({ svcA_secret_access_key: '****EKEY', svcA_region: 'us-east-1' }, current, declared)).toEqual({
       configurations: current,
       kept: ['svcA_secret_access_key'],
     });
-    expect(keepMasked({ svcA_secret_access_key: 'new-secret-value-123' }, current)).toEqual({ configurations: { svcA_secret_access_key: 'new-secret-value-123' }, kept: [] });
+    expect(keepMasked({ svcA_secret_access_key: 'new-secret-value-123' }, current, declared)).toEqual({ configurations: { svcA_secret_access_key: 'new-secret-value-123' }, kept: [] });
     expect(keepMaskedKey('****abcd', 'sk-live-0123456789abcd')).toBe('sk-live-0123456789abcd');
     expect(keepMaskedKey('sk-other', 'sk-live-0123456789abcd')).toBe('sk-other');
     expect(keepMaskedKey(null, 'sk-live-0123456789abcd')).toBeUndefined();
@@ -44,14 +60,14 @@ describe('credentials', () => {
 
   test('a kept secret with a changed destination field is a 400 naming the secret; other changes pass', () => {
     const before = { svcA_secret_access_key: 's', svcA_region: 'us-east-1', svcA_session_token: 't' };
-    const error = thrown(() => refuseRedirect('bedrock', before, { ...before, svcA_region: 'eu-west-1' }, ['configurations.svcA_secret_access_key']));
+    const error = thrown(() => refuseRedirect('bedrock', before, { ...before, svcA_region: 'eu-west-1' }, ['configurations.svcA_secret_access_key'], declared));
     expect({ status: error.status, param: error.param }).toEqual({ status: 400, param: 'configurations.svcA_secret_access_key' });
     expect(error.message).toContain('configurations.svcA_region');
-    expect(() => refuseRedirect('bedrock', before, { ...before, svcA_region: 'eu-west-1' }, [])).not.toThrow();
-    expect(() => refuseRedirect('openai', { custom_host: 'https://a.example/v1' }, { custom_host: 'https://a.example/v1', svcD_project: 'p' }, ['key'])).not.toThrow();
-    expect(thrown(() => refuseRedirect('openai', {}, { custom_host: 'https://b.example/v1' }, ['key'])).param).toBe('key');
+    expect(() => refuseRedirect('bedrock', before, { ...before, svcA_region: 'eu-west-1' }, [], declared)).not.toThrow();
+    expect(() => refuseRedirect('openai', { custom_host: 'https://a.example/v1' }, { custom_host: 'https://a.example/v1', svcD_project: 'p' }, ['key'], declared)).not.toThrow();
+    expect(thrown(() => refuseRedirect('openai', {}, { custom_host: 'https://b.example/v1' }, ['key'], declared)).param).toBe('key');
     // svcA_region is a destination of bedrock only: for another provider it decides nothing.
-    expect(() => refuseRedirect('openai', before, { ...before, svcA_region: 'eu-west-1' }, ['key'])).not.toThrow();
+    expect(() => refuseRedirect('openai', before, { ...before, svcA_region: 'eu-west-1' }, ['key'], declared)).not.toThrow();
   });
 
   test('entraFederated: Azure providers, tenant and client id (given or mapped), never a client secret', () => {
@@ -68,10 +84,10 @@ describe('credentials', () => {
   });
 
   test('secret mapping targets: key or a known configuration field, each once', () => {
-    expect(() => checkMappingTargets([{ target_field: 'key' }, { target_field: 'configurations.svcC_service_account_json.private_key' }])).not.toThrow();
-    expect(thrown(() => checkMappingTargets([{ target_field: 'configurations.unknown' }])).param).toBe('secret_mappings[0].target_field');
-    expect(thrown(() => checkMappingTargets([{ target_field: 'key' }, { target_field: 'key' }])).param).toBe('secret_mappings[1].target_field');
-    expect(thrown(() => checkMappingTargets([{ target_field: 'api_key' }])).status).toBe(400);
+    expect(() => checkMappingTargets([{ target_field: 'key' }, { target_field: 'configurations.svcC_service_account_json.private_key' }], fields)).not.toThrow();
+    expect(thrown(() => checkMappingTargets([{ target_field: 'configurations.unknown' }], fields)).param).toBe('secret_mappings[0].target_field');
+    expect(thrown(() => checkMappingTargets([{ target_field: 'key' }, { target_field: 'key' }], fields)).param).toBe('secret_mappings[1].target_field');
+    expect(thrown(() => checkMappingTargets([{ target_field: 'api_key' }], fields)).status).toBe(400);
   });
 
   test('the target: configurations as fields, the key as api_key', () => {

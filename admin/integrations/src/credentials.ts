@@ -3,87 +3,33 @@
  * back (masked), and the target it becomes on the hot path. Everything here is sealed at rest as one JSON value
  * `{key?, configurations}`; `secret_mappings` target fields are paths in that value (`key`, `configurations.<field>`).
  */
-import { type Static, Type } from '@sinclair/typebox';
-import { changedDestinations, destinationFields } from '@gateway/admin-kit';
+import { type TObject, type TSchema, Type } from '@sinclair/typebox';
+import { changedDestinations, type DeclaredFields } from '@gateway/admin-kit';
 import { Errors, type Json, type TargetConfig } from '@gateway/sdk';
 
-const Str = (options: { minLength?: number; maxLength?: number; pattern?: string } = {}) =>
-  Type.Optional(Type.String({ minLength: 1, maxLength: 4096, ...options }));
-
-/** AWS IAM role ARN (`arn:aws:iam::123456789012:role/name`, partitions aws, aws-cn, aws-us-gov). */
-export const ROLE_ARN = '^arn:aws(-[a-z]+)*:iam::\\d{12}:role/[\\w+=,.@/-]{1,512}$';
+/** Bounds on every string an integration stores, unless its provider's declaration sets its own. */
+const STRING_BOUNDS = { minLength: 1, maxLength: 4096 } as const;
+const bounded = (schema: TSchema): TSchema => (schema.type === 'string' ? ({ ...STRING_BOUNDS, ...schema } as TSchema) : schema);
 
 /**
- * Provider credential fields: the TargetConfig fields of SPEC.md's cloud providers A (AWS-style), B (Azure-style),
- * C (Google-style), D (OpenAI organisation/project), plus `custom_host`. Closed: an unknown field is a 400.
+ * What an integration or a virtual key may hold, from the loaded providers' declarations (`targetFields`): built once
+ * when the gateway is ready (index.ts), never per request.
  */
-export const ConfigurationsSchema = Type.Object(
-  {
-    custom_host: Str(),
-    resource_name: Str(),
-    deployment_id: Str(),
-    api_version: Str(),
-    deployments: Type.Optional(
-      Type.Array(
-        Type.Object(
-          { deployment_id: Type.String(), alias: Type.String(), api_version: Type.String(), is_default: Type.Optional(Type.Boolean()) },
-          { additionalProperties: false },
-        ),
-      ),
-    ),
-    svcA_access_key_id: Str(),
-    svcA_secret_access_key: Str(),
-    svcA_session_token: Str(),
-    svcA_region: Str(),
-    svcA_role_arn: Str({ pattern: ROLE_ARN }),
-    svcA_external_id: Str(),
-    svcB_region: Str(),
-    svcB_deployment_name: Str(),
-    svcB_endpoint_name: Str(),
-    svcB_api_version: Str(),
-    svcB_deployment_type: Type.Optional(Type.Union([Type.Literal('serverless'), Type.Literal('managed')])),
-    svcB_entra_scope: Str(),
-    svcB_entra_tenant_id: Str(),
-    svcB_entra_client_id: Str(),
-    svcB_entra_client_secret: Str(),
-    svcB_resource_name: Str(),
-    svcB_deployment_id: Str(),
-    svcB_model_name: Str(),
-    svcC_project_id: Str(),
-    svcC_region: Str(),
-    svcC_service_account_json: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    svcD_organization: Str(),
-    svcD_project: Str(),
-  },
-  { additionalProperties: false },
-);
-export type Configurations = Static<typeof ConfigurationsSchema>;
+export interface IntegrationFields {
+  readonly declared: DeclaredFields;
+  /** `configurations`: `custom_host` and every provider's target fields. Closed: an unknown field is a 400. */
+  readonly schema: TObject;
+  readonly known: ReadonlySet<string>;
+}
 
-/** Identifiers, not secrets: shown in clear. Every other configuration value is masked (the role ARN per SPEC.md). */
-const CLEAR_FIELDS = new Set<string>([
-  'custom_host',
-  'resource_name',
-  'deployment_id',
-  'api_version',
-  'deployments',
-  'svcA_region',
-  'svcA_role_arn',
-  'svcB_region',
-  'svcB_deployment_name',
-  'svcB_endpoint_name',
-  'svcB_api_version',
-  'svcB_deployment_type',
-  'svcB_entra_scope',
-  'svcB_entra_tenant_id',
-  'svcB_entra_client_id',
-  'svcB_resource_name',
-  'svcB_deployment_id',
-  'svcB_model_name',
-  'svcC_project_id',
-  'svcC_region',
-  'svcD_organization',
-  'svcD_project',
-]);
+export function integrationFields(declared: DeclaredFields): IntegrationFields {
+  const properties: Record<string, TSchema> = { custom_host: Type.Optional(Type.String(STRING_BOUNDS)) };
+  for (const [name, schema] of declared.providerFields) properties[name] = Type.Optional(bounded(schema));
+  return { declared, schema: Type.Object(properties, { additionalProperties: false }), known: new Set(Object.keys(properties)) };
+}
+
+/** Target fields of the provider, as stored (checked against `IntegrationFields.schema`). */
+export type Configurations = { custom_host?: string; [field: string]: unknown };
 
 export const PRICING_TOKEN_KINDS = [
   'request_token',
@@ -127,14 +73,12 @@ export interface Credentials {
   configurations: Configurations;
 }
 
-const CONFIG_FIELDS = new Set(Object.keys(ConfigurationsSchema.properties));
-
 /** A mapping's target must be `key` or `configurations.<known field>[.<nested>]` (400 naming the mapping otherwise). */
-export function checkMappingTargets(mappings: readonly { target_field: string }[]): void {
+export function checkMappingTargets(mappings: readonly { target_field: string }[], fields: IntegrationFields): void {
   const seen = new Set<string>();
   mappings.forEach((m, i) => {
     const [head, field] = m.target_field.split('.');
-    const ok = m.target_field === 'key' || (head === 'configurations' && field !== undefined && CONFIG_FIELDS.has(field));
+    const ok = m.target_field === 'key' || (head === 'configurations' && field !== undefined && fields.known.has(field));
     if (!ok)
       throw Errors.badRequest(
         `secret_mappings[${i}].target_field must be "key" or "configurations.<field>" with a known configuration field`,
@@ -189,18 +133,21 @@ function maskDeep(value: unknown): Json {
   return value as Json;
 }
 
-/** The credentials as the API shows them: secrets masked, identifiers (and the role ARN) in clear. */
-export function maskCredentials(credentials: Credentials): { key: string | null; configurations: Record<string, Json> } {
+/**
+ * The credentials as the API shows them: the key and the fields a provider declares secret masked, identifiers (the
+ * role ARN, per SPEC.md) in clear.
+ */
+export function maskCredentials(credentials: Credentials, fields: DeclaredFields): { key: string | null; configurations: Record<string, Json> } {
   const configurations: Record<string, Json> = {};
   for (const [field, value] of Object.entries(credentials.configurations))
-    configurations[field] = CLEAR_FIELDS.has(field) ? (value as Json) : maskDeep(value);
+    configurations[field] = fields.secret.has(field) ? maskDeep(value) : (value as Json);
   return { key: credentials.key === undefined ? null : maskValue(credentials.key), configurations };
 }
 
 /** Where the credentials hold a secret (`key`, `configurations.<field>`): what a GET shows masked. */
-export function secretFields(credentials: Credentials): string[] {
+export function secretFields(credentials: Credentials, fields: DeclaredFields): string[] {
   const out = credentials.key === undefined ? [] : ['key'];
-  for (const field of Object.keys(credentials.configurations)) if (!CLEAR_FIELDS.has(field)) out.push(`configurations.${field}`);
+  for (const field of Object.keys(credentials.configurations)) if (fields.secret.has(field)) out.push(`configurations.${field}`);
   return out;
 }
 
@@ -223,13 +170,13 @@ function sameJson(a: unknown, b: unknown): boolean {
  * An update's configurations replace the stored ones, except that a masked value sent back unchanged (as a GET shows
  * it) keeps the stored secret: a client may PUT what it read. `kept` names the fields kept that way.
  */
-export function keepMasked(submitted: Configurations, current: Configurations): { configurations: Configurations; kept: string[] } {
+export function keepMasked(submitted: Configurations, current: Configurations, fields: DeclaredFields): { configurations: Configurations; kept: string[] } {
   const out: Record<string, unknown> = {};
   const kept: string[] = [];
   const stored = current as Record<string, unknown>;
   for (const [field, value] of Object.entries(submitted)) {
     const before = stored[field];
-    const keep = !CLEAR_FIELDS.has(field) && before !== undefined && sameJson(value, maskDeep(before));
+    const keep = fields.secret.has(field) && before !== undefined && sameJson(value, maskDeep(before));
     out[field] = keep ? before : value;
     if (keep) kept.push(field);
   }
@@ -245,15 +192,16 @@ export function keepMaskedKey(submitted: string | null | undefined, current: str
 
 /**
  * A stored secret goes only where it was entered for: when an update changes a field that decides where the
- * provider's credentials are sent (secret-destinations.ts), every secret it keeps without the writer entering it
- * (`kept`: sent back masked, or a key left out) is a 400 asking for it again.
+ * provider's credentials are sent (its declared `destination`), the key and every `clearedOnChange` field it keeps
+ * without the writer entering it (`kept`: sent back masked, or a key left out) is a 400 asking for it again.
  */
-export function refuseRedirect(provider: string, before: Configurations, after: Configurations, kept: readonly string[]): void {
-  if (kept.length === 0) return;
-  const changed = changedDestinations(before, after, destinationFields(provider));
+export function refuseRedirect(provider: string, before: Configurations, after: Configurations, kept: readonly string[], fields: DeclaredFields): void {
+  const cleared = kept.filter((f) => f === 'key' || fields.clearedOnChange.has(f.slice('configurations.'.length)));
+  if (cleared.length === 0) return;
+  const changed = changedDestinations(before, after, fields.destinationFields(provider));
   if (changed.length === 0) return;
   throw Errors.badRequest(
-    `${changed.map((f) => `configurations.${f}`).join(', ')} changed, so the stored ${kept.join(', ')} is not kept: enter it again (a stored secret is only sent where it was entered for)`,
-    kept[0],
+    `${changed.map((f) => `configurations.${f}`).join(', ')} changed, so the stored ${cleared.join(', ')} is not kept: enter it again (a stored secret is only sent where it was entered for)`,
+    cleared[0],
   );
 }

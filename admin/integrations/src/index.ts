@@ -2,9 +2,10 @@
  * Integrations, workspace providers and virtual keys: the tables, the administration routes, GET /models, and
  * service `storedAccess` through which the server resolves `@slug` providers and virtual keys from memory.
  */
-import { AdminServices, rebindSealed, secretBoxFromEnv, type SecuritySettingsService, StoredSnapshot } from '@gateway/admin-kit';
+import { AdminServices, declaredFields, rebindSealed, secretBoxFromEnv, type SecuritySettingsService, StoredSnapshot } from '@gateway/admin-kit';
 import { definePlugin, Services } from '@gateway/sdk';
-import type { Ctx } from './context.ts';
+import { type Ctx, notReady } from './context.ts';
+import { type IntegrationFields, integrationFields } from './credentials.ts';
 import { integrationModelRoutes } from './routes/integration-models.ts';
 import { integrationWorkspaceRoutes } from './routes/integration-workspaces.ts';
 import { integrationRoutes } from './routes/integrations.ts';
@@ -42,10 +43,16 @@ export default definePlugin({
     // which this one requires.
     const adapters = api.service(Services.providerAdapters);
     const secrets = api.optional(AdminServices.secretReferences);
-    // Once ready: the settings plugin may load after this one, or not at all.
+    // Once ready: the settings plugin may load after this one, or not at all; every provider has declared its
+    // target fields, so what an integration may hold is known and its bodies are compiled, once.
     let security: SecuritySettingsService | undefined;
+    let fields: IntegrationFields | undefined;
+    const whenReady: ((fields: IntegrationFields) => void)[] = [];
     api.onReady(() => {
       security = api.optional(AdminServices.securitySettings);
+      const ready = integrationFields(declaredFields(adapters.values()));
+      for (const fn of whenReady) fn(ready);
+      fields = ready;
     });
     const ctx: Ctx = {
       database,
@@ -55,6 +62,8 @@ export default definePlugin({
       secrets: () => secrets,
       security: () => security,
       providerIds: () => adapters,
+      fields: () => fields ?? notReady(),
+      whenReady: (fn) => void whenReady.push(fn),
     };
     api.provide(Services.storedAccess, createStoredAccess({ current: () => snapshot.current, secrets: ctx.secrets }));
     for (const route of [

@@ -8,6 +8,7 @@ import {
   checkMappingTargets,
   type Configurations,
   type Credentials,
+  type IntegrationFields,
   keepMasked,
   keepMaskedKey,
   refuseRedirect,
@@ -28,7 +29,7 @@ export async function checkMappings(
   mappings: readonly SecretMapping[],
 ): Promise<void> {
   if (mappings.length === 0) return;
-  checkMappingTargets(mappings);
+  checkMappingTargets(mappings, ctx.fields());
   const resolver = ctx.secrets();
   if (!resolver) throw Errors.badRequest('secret references are not available on this gateway', 'secret_mappings');
   await resolver.check(organisationId, workspaces, mappings);
@@ -41,7 +42,8 @@ export interface CredentialInput {
 
 /**
  * The credentials to store: the input over the current ones (an update; masked values sent back keep the stored
- * secret, unless where it is sent changes), checked for the provider and auth mode.
+ * secret, unless where it is sent changes), checked for the provider and auth mode; `fields`: what the loaded
+ * providers declare.
  */
 export function buildCredentials(
   provider: string,
@@ -49,16 +51,17 @@ export function buildCredentials(
   current: Credentials | undefined,
   authMode: AuthMode | null,
   mappings: readonly SecretMapping[],
+  fields: IntegrationFields,
 ): Credentials {
   let configurations = input.configurations ?? current?.configurations ?? {};
   let key = input.key ?? undefined;
   if (current) {
-    const kept = input.configurations === undefined ? { configurations, kept: [] } : keepMasked(input.configurations, current.configurations);
+    const kept = input.configurations === undefined ? { configurations, kept: [] } : keepMasked(input.configurations, current.configurations, fields.declared);
     configurations = kept.configurations;
     key = keepMaskedKey(input.key, current.key);
     // The key is kept unless the writer typed it (the same value counts: whoever types it knows it).
     const keyKept = key !== undefined && key === current.key && input.key !== current.key;
-    refuseRedirect(provider, current.configurations, configurations, [...(keyKept ? ['key'] : []), ...kept.kept.map((f) => `configurations.${f}`)]);
+    refuseRedirect(provider, current.configurations, configurations, [...(keyKept ? ['key'] : []), ...kept.kept.map((f) => `configurations.${f}`)], fields.declared);
   }
   checkCredentials(provider, configurations, authMode, new Set(mappings.map((m) => m.target_field)));
   return key === undefined ? { configurations } : { key, configurations };

@@ -1,5 +1,5 @@
 /** Stored rows as the API shows them: credentials masked, times as ISO 8601. */
-import { iso, type SealedAt, type SecretBox } from '@gateway/admin-kit';
+import { type DeclaredFields, iso, type SealedAt, type SecretBox } from '@gateway/admin-kit';
 import type { Row } from '@gateway/sdk';
 import { type Credentials, maskCredentials } from './credentials.ts';
 import type { integrationModels, integrations, virtualKeys, workspaceProviders } from './tables.ts';
@@ -34,8 +34,8 @@ export function integrationSummary(row: IntegrationRow) {
 }
 
 /** The tail integrations and virtual keys share: masked credentials, status and times. */
-function credentialFields(row: IntegrationRow | VirtualKeyRow, credentials: Credentials | undefined) {
-  const masked = credentials ? maskCredentials(credentials) : { key: null, configurations: {} };
+function credentialFields(row: IntegrationRow | VirtualKeyRow, credentials: Credentials | undefined, fields: DeclaredFields) {
+  const masked = credentials ? maskCredentials(credentials, fields) : { key: null, configurations: {} };
   return {
     key: masked.key,
     configurations: masked.configurations,
@@ -47,8 +47,8 @@ function credentialFields(row: IntegrationRow | VirtualKeyRow, credentials: Cred
   };
 }
 
-export function presentIntegration(row: IntegrationRow, credentials: Credentials | undefined) {
-  return { object: 'integration', ...integrationSummary(row), ...credentialFields(row, credentials) };
+export function presentIntegration(row: IntegrationRow, credentials: Credentials | undefined, fields: DeclaredFields) {
+  return { object: 'integration', ...integrationSummary(row), ...credentialFields(row, credentials, fields) };
 }
 
 export function presentProvider(row: ProviderRow, integration: Pick<IntegrationRow, 'slug' | 'ai_provider_id'> | undefined) {
@@ -80,8 +80,8 @@ export function virtualKeySummary(row: VirtualKeyRow) {
   };
 }
 
-export function presentVirtualKey(row: VirtualKeyRow, credentials: Credentials | undefined) {
-  return { object: 'virtual-key', ...virtualKeySummary(row), ...credentialFields(row, credentials) };
+export function presentVirtualKey(row: VirtualKeyRow, credentials: Credentials | undefined, fields: DeclaredFields) {
+  return { object: 'virtual-key', ...virtualKeySummary(row), ...credentialFields(row, credentials, fields) };
 }
 
 export function presentModel(row: ModelRow) {

@@ -5,7 +5,7 @@
  * server answers its unknown-provider / unknown-virtual-key 400).
  */
 import { type Caller, Errors, GatewayError, type Json, type TargetConfig } from '@gateway/sdk';
-import { destinationFields, type SecretMapping, type SecretResolver, setPath } from '@gateway/admin-kit';
+import { type SecretMapping, type SecretResolver, setPath } from '@gateway/admin-kit';
 import { type AuthMode, type Credentials, toTarget } from './credentials.ts';
 import { type IntegrationEntry, key, type StoredSet } from './stored-set.ts';
 
@@ -61,9 +61,6 @@ function integrationFor(set: StoredSet, slug: string, caller: Caller): Integrati
 
 export function createStoredAccess(deps: StoredAccessDeps) {
   return {
-    /** The fields a request may not override on a stored target of `provider` (the server keeps the stored value). */
-    destinationFields,
-
     providerSlug(slug: string, caller: Caller, model?: string): MaybePromise<{ provider: string; target: TargetConfig } | undefined> {
       const integration = integrationFor(deps.current(), slug, caller);
       if (!integration) return undefined;

@@ -18,7 +18,7 @@ export {
   type SecretPairs,
   type StoredDocument,
 } from './masked-secrets.ts';
-export { changedDestinations, destinationFields, PROVIDER_DESTINATIONS } from './secret-destinations.ts';
+export { changedDestinations, type DeclaredFields, declaredFields, type DocumentFields } from './declared-fields.ts';
 export { AdminServices, lazySecretBox } from './services.ts';
 export { checkSlug, freeSlug, generatedSlug, isUuid, SLUG_PATTERN, slugBase, slugFromName, type SlugRule, writeWithSlug } from './slug.ts';
 export { conflictOnUnique, isUniqueViolation } from './unique.ts';

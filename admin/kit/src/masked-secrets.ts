@@ -2,32 +2,24 @@
  * Credentials inside stored JSON (a saved config's provider keys, a guardrail check's `apiKey` or webhook headers):
  * stored sealed apart from the document, never answered back, never put in the audit log. The document keeps
  * MASK where a secret was; a client that sends MASK back (GET, edit, PUT) keeps the stored secret at that path, as
- * long as the fields that decide where it is sent (secret-destinations.ts) are unchanged.
+ * long as the fields that decide where it is sent are unchanged. Which keys are secrets and which decide where they
+ * go comes from the loaded plugins' declarations (`DocumentFields`, declared-fields.ts).
  */
 import type { Json, JsonObject } from '@gateway/sdk';
 import type { SealedAt, SecretBox } from './crypto.ts';
-import { changedDestinations, DOCUMENT_DESTINATIONS, INHERITED_THROUGH } from './secret-destinations.ts';
+import { changedDestinations, type DocumentFields } from './declared-fields.ts';
 
 export const MASK = '********';
 
-/** Keys whose value is a credential wherever they appear (config targets, check parameters). */
-const SECRET_KEYS: ReadonlySet<string> = new Set([
-  'api_key',
-  'apiKey',
-  'Authorization',
-  'authorization',
-  'svcA_secret_access_key',
-  'svcA_session_token',
-  'svcB_entra_client_secret',
-  'svcC_service_account_json',
-  'token',
-  'secret',
-  'password',
-  'client_secret',
-  'access_token',
-]);
 /** Keys whose every member is a credential (HTTP headers of webhook-style checks). */
 const SECRET_MAPS: ReadonlySet<string> = new Set(['headers']);
+
+/**
+ * A secret's destination is read from the object that holds it and from the ancestors it inherits from through these
+ * keys: a config target inherits `custom_host` from its parent (`targets`), and a hook check's `parameters` are sent
+ * by the check its `id` names.
+ */
+const INHERITED_THROUGH: ReadonlySet<string> = new Set(['targets', 'parameters']);
 
 export type JsonPath = readonly (string | number)[];
 /** The sealed part of a document: each secret with where it was. */
@@ -50,42 +42,47 @@ const isObject = (value: unknown): value is JsonObject => value !== null && type
 type Destination = Readonly<Record<string, Json>>;
 const NOWHERE: Destination = Object.freeze({});
 
-function destinationOf(object: JsonObject, inherited: Destination): Destination {
+/**
+ * A key both secret and a destination (an external id) counts as a destination by its value as it stands in the
+ * document: MASK on both sides when it was sent back, so only a new value changes where the other secrets go.
+ */
+function destinationOf(object: JsonObject, inherited: Destination, fields: DocumentFields): Destination {
   let out: Record<string, Json> | undefined;
   for (const [key, child] of Object.entries(object))
-    if (DOCUMENT_DESTINATIONS.has(key) && !SECRET_KEYS.has(key) && child !== undefined) (out ??= { ...inherited })[key] = child;
+    if (fields.destinations.has(key) && child !== undefined) (out ??= { ...inherited })[key] = child;
   return out ?? inherited;
 }
 
-type Visit = (path: JsonPath, value: Json, destination: Destination) => Json | undefined;
+/** `cleared`: the secret is not kept when its destination changes (`clearedOnChange`; header maps always). */
+type Visit = (path: JsonPath, value: Json, destination: Destination, cleared: boolean) => Json | undefined;
 
 /** Visits every secret position: `at` is called with the path, the value found there and where it is sent. */
-function walk(value: Json, path: (string | number)[], inherited: Destination, at: Visit): Json {
-  if (Array.isArray(value)) return value.map((item, i) => walk(item, [...path, i], inherited, at));
+function walk(value: Json, path: (string | number)[], inherited: Destination, fields: DocumentFields, at: Visit): Json {
+  if (Array.isArray(value)) return value.map((item, i) => walk(item, [...path, i], inherited, fields, at));
   if (!isObject(value)) return value;
-  const destination = destinationOf(value, inherited);
+  const destination = destinationOf(value, inherited, fields);
   const out: JsonObject = {};
   for (const [key, child] of Object.entries(value)) {
     const here = [...path, key];
-    if (SECRET_KEYS.has(key) && child !== null) {
-      out[key] = at(here, child, destination) ?? child;
+    if (fields.secretKeys.has(key) && child !== null) {
+      out[key] = at(here, child, destination, fields.clearedOnChange.has(key)) ?? child;
     } else if (SECRET_MAPS.has(key) && typeof child === 'string') {
-      out[key] = at(here, child, destination) ?? child; // headers given as a JSON string
+      out[key] = at(here, child, destination, true) ?? child; // headers given as a JSON string
     } else if (SECRET_MAPS.has(key) && isObject(child)) {
       const map: JsonObject = {};
-      for (const [name, v] of Object.entries(child)) map[name] = v === null ? v : (at([...here, name], v, destination) ?? v);
+      for (const [name, v] of Object.entries(child)) map[name] = v === null ? v : (at([...here, name], v, destination, true) ?? v);
       out[key] = map;
     } else {
-      out[key] = walk(child, here, INHERITED_THROUGH.has(key) ? destination : NOWHERE, at);
+      out[key] = walk(child, here, INHERITED_THROUGH.has(key) ? destination : NOWHERE, fields, at);
     }
   }
   return out;
 }
 
 /** The document with MASK in place of every secret, and the secrets apart. */
-export function splitSecrets<T extends Json>(document: T): { masked: T; secrets: SecretPairs } {
+export function splitSecrets<T extends Json>(document: T, fields: DocumentFields): { masked: T; secrets: SecretPairs } {
   const secrets: SecretPairs = [];
-  const masked = walk(document, [], NOWHERE, (path, value) => {
+  const masked = walk(document, [], NOWHERE, fields, (path, value) => {
     secrets.push([path, value]);
     return MASK;
   }) as T;
@@ -105,14 +102,19 @@ export interface StoredDocument {
  * unless a field that decides where that secret is sent changed (then the secret must be entered again).
  * `problems` names every MASK that cannot be put back (`prefix`: the document's own name in a path, or '').
  */
-export function restoreMasked<T extends Json>(document: T, previous: StoredDocument, prefix: string): { value: T; problems: string[] } {
+export function restoreMasked<T extends Json>(
+  document: T,
+  previous: StoredDocument,
+  prefix: string,
+  fields: DocumentFields,
+): { value: T; problems: string[] } {
   const problems: string[] = [];
   const wentTo = new Map<string, Destination>();
-  walk(previous.masked, [], NOWHERE, (path, _value, destination) => {
+  walk(previous.masked, [], NOWHERE, fields, (path, _value, destination) => {
     wentTo.set(formatPath(path), destination);
     return undefined;
   });
-  const value = walk(document, [], NOWHERE, (path, found, destination) => {
+  const value = walk(document, [], NOWHERE, fields, (path, found, destination, cleared) => {
     if (found !== MASK) return undefined;
     const name = formatPath(prefix ? [prefix, ...path] : path);
     const stored = previous.secrets.find(([p]) => samePath(p, path));
@@ -121,7 +123,7 @@ export function restoreMasked<T extends Json>(document: T, previous: StoredDocum
       return undefined;
     }
     const before = wentTo.get(formatPath(path)) ?? NOWHERE;
-    const changed = changedDestinations(before, destination, new Set([...Object.keys(before), ...Object.keys(destination)]));
+    const changed = cleared ? changedDestinations(before, destination, new Set([...Object.keys(before), ...Object.keys(destination)])) : [];
     if (changed.length > 0) {
       problems.push(`${name}: ${changed.join(', ')} changed, so the stored secret is not kept: enter it again (a stored secret is only sent where it was entered for)`);
       return undefined;
@@ -131,15 +133,25 @@ export function restoreMasked<T extends Json>(document: T, previous: StoredDocum
   return { value, problems };
 }
 
-/** Puts sealed secrets back into a masked document (loading for the hot path). */
+/**
+ * Puts sealed secrets back into a masked document (loading for the hot path): each at the path it was taken from,
+ * whatever the loaded plugins declare now (a secret sealed is a secret restored).
+ */
 export function joinSecrets<T extends Json>(masked: T, secrets: SecretPairs): T {
   if (secrets.length === 0) return masked;
-  return walk(masked, [], NOWHERE, (path) => secrets.find(([p]) => samePath(p, path))?.[1]) as T;
+  const out = structuredClone(masked);
+  for (const [path, secret] of secrets) {
+    let parent: Json = out;
+    for (const part of path.slice(0, -1)) parent = parent !== null && typeof parent === 'object' ? ((parent as Record<string | number, Json>)[part] ?? null) : null;
+    const last = path[path.length - 1];
+    if (last !== undefined && parent !== null && typeof parent === 'object') (parent as Record<string | number, Json>)[last] = secret;
+  }
+  return out;
 }
 
 /** A document as stored: masked, with its secrets sealed apart for the row and column `at` (null when it has none). */
-export function sealSecrets<T extends Json>(document: T, box: () => SecretBox, at: SealedAt): { masked: T; sealed: string | null } {
-  const { masked, secrets } = splitSecrets(document);
+export function sealSecrets<T extends Json>(document: T, box: () => SecretBox, at: SealedAt, fields: DocumentFields): { masked: T; sealed: string | null } {
+  const { masked, secrets } = splitSecrets(document, fields);
   return { masked, sealed: secrets.length > 0 ? box().sealJson(secrets, at) : null };
 }
 

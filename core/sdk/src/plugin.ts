@@ -242,6 +242,11 @@ export interface GuardrailCheck {
   id: string;
   /** Validates parameters when the config is validated; returns violations. */
   validate?(parameters: unknown): string[];
+  /**
+   * Parameters that decide where the check sends the secrets among its parameters (a webhook URL, a service's host
+   * or resource): a saved secret (`apiKey`, `headers`) is not kept when one of them changes (docs/plugins.md).
+   */
+  destination?: readonly string[];
   run(ctx: GuardrailCheckContext, parameters: JsonObject): Promise<{ verdict: boolean; data?: unknown; transformed?: JsonObject }>;
 }
 

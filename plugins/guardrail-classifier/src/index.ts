@@ -55,7 +55,7 @@ export function classifierCheck(id: string, model: string): GuardrailCheck {
       data: { model, score, threshold: p.threshold, ...(label === undefined ? {} : { label }) },
     };
   }
-  return { id, validate: parameters.validate, run };
+  return { id, validate: parameters.validate, destination: ['apiEndpoint'], run };
 }
 
 export const promptInjectionCheck = classifierCheck('classifier.promptInjection', 'prompt-injection');

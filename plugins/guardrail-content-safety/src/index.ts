@@ -106,6 +106,7 @@ async function run(ctx: GuardrailCheckContext, raw: JsonObject): Promise<CheckRe
 export const contentSafetyCheck: GuardrailCheck = {
   id: 'contentSafety.analyze',
   validate: parameters.validate,
+  destination: ['resourceName', 'customHost'],
   run,
 };
 

@@ -89,6 +89,7 @@ async function run(ctx: GuardrailCheckContext, raw: JsonObject): Promise<CheckRe
 export const policyCheck: GuardrailCheck = {
   id: 'policy.check',
   validate: parameters.validate,
+  destination: ['baseURL'],
   run,
 };
 

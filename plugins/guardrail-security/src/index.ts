@@ -97,6 +97,7 @@ async function run(ctx: GuardrailCheckContext, raw: JsonObject): Promise<CheckRe
 export const securityCheck: GuardrailCheck = {
   id: 'security.scan',
   validate: parameters.validate,
+  destination: ['apiDomain'],
   run,
 };
 

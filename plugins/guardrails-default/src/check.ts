@@ -29,6 +29,8 @@ export interface CheckDefinition<S extends TSchema> {
   schema: S;
   /** Rules the schema cannot say (min <= max, a regex that compiles …); runs only on schema-valid parameters. */
   rules?(parameters: Static<S>): string[];
+  /** Parameters that decide where the check sends its secrets (`GuardrailCheck.destination`). */
+  destination?: readonly string[];
   run(ctx: GuardrailCheckContext, parameters: Static<S>): Promise<CheckResult> | CheckResult;
 }
 
@@ -157,6 +159,7 @@ export function defineCheck<S extends TSchema>(definition: CheckDefinition<S>): 
     id,
     name: definition.name,
     validate,
+    ...(definition.destination ? { destination: definition.destination } : {}),
     async run(ctx, parameters) {
       const { rest, violations } = ownParameters(parameters);
       violations.push(...validateOwn(rest));

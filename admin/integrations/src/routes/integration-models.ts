@@ -7,7 +7,7 @@
  * secrets (AWS keys, a service account, a client secret) takes no per-model host: set `custom_host` on it instead.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { list, page, validator } from '@gateway/admin-kit';
+import { type DeclaredFields, list, page, validator } from '@gateway/admin-kit';
 import { type AdminRoute, and, asc, eq, Errors, type Where } from '@gateway/sdk';
 import { Type } from '@sinclair/typebox';
 import type { Ctx } from '../context.ts';
@@ -45,8 +45,8 @@ const checkPut = validator(
 const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /** A new or changed model host would take the stored credentials elsewhere: only with them entered again (400 otherwise). */
-function checkRedirect(credentials: Credentials | undefined, key: string | undefined, param: string): void {
-  const secrets = credentials ? secretFields(credentials) : [];
+function checkRedirect(credentials: Credentials | undefined, key: string | undefined, param: string, fields: DeclaredFields): void {
+  const secrets = credentials ? secretFields(credentials, fields) : [];
   const others = secrets.filter((f) => f !== 'key');
   if (others.length > 0)
     throw Errors.badRequest(`${param}: a model's custom host would send the integration's ${others.join(', ')} to another host; set configurations.custom_host on the integration instead`, param);
@@ -96,7 +96,7 @@ export function integrationModelRoutes(ctx: Ctx): AdminRoute[] {
         body.models.forEach((m, i) => {
           const host = m.configurations?.custom_host;
           if (host !== undefined && host !== existing.get(m.slug)?.configurations?.custom_host)
-            checkRedirect(credentials, body.key, `models[${i}].configurations.custom_host`);
+            checkRedirect(credentials, body.key, `models[${i}].configurations.custom_host`, ctx.fields().declared);
         });
         const now = Date.now();
         await database.transaction(async (tx) => {

@@ -1,9 +1,9 @@
 /** /integrations: an organisation's provider credentials (owners and admins). */
-import { conflictOnUnique, json, list, noContent, page, validator } from '@gateway/admin-kit';
+import { type BodyValidator, conflictOnUnique, json, list, noContent, page, validator } from '@gateway/admin-kit';
 import { and, type AdminRoute, asc, eq, Errors, inArray, ne, type Where } from '@gateway/sdk';
-import { Type } from '@sinclair/typebox';
-import type { Ctx } from '../context.ts';
-import { ConfigurationsSchema, type PricingAdjustments, PricingAdjustmentsSchema, SecretMappingSchema } from '../credentials.ts';
+import { type TObject, Type } from '@sinclair/typebox';
+import { type Ctx, notReady } from '../context.ts';
+import { type PricingAdjustments, PricingAdjustmentsSchema, SecretMappingSchema } from '../credentials.ts';
 import { buildCredentials, checkMappings, checkProvider } from '../input.ts';
 import { defaultProviderTargets, findIntegration, resolveAccess } from '../lookups.ts';
 import { integrationSummary, openCredentials, presentIntegration } from '../present.ts';
@@ -24,14 +24,15 @@ function checkPricing(value: unknown): PricingAdjustments | null {
 const AuthModeSchema = Type.Union([Type.Literal('entraFederated'), Type.Null()]);
 const Mappings = Type.Array(SecretMappingSchema, { maxItems: 50 });
 
-const checkCreate = validator(
+/** The bodies, compiled once the loaded providers' fields are known (`configurations`). */
+const createBody = (configurations: TObject) =>
   Type.Object(
     {
       name: Name,
       slug: Type.Optional(Type.String()),
       ai_provider_id: Type.String({ minLength: 1, maxLength: 100 }),
       key: Type.Optional(Key),
-      configurations: Type.Optional(ConfigurationsSchema),
+      configurations: Type.Optional(configurations),
       description: Type.Optional(Description),
       workspaces: Type.Optional(Type.Array(WorkspaceAccess, { maxItems: 1000 })),
       create_default_provider: Type.Optional(Type.Boolean()),
@@ -41,24 +42,22 @@ const checkCreate = validator(
       secret_mappings: Type.Optional(Mappings),
     },
     closed,
-  ),
-);
+  );
 
-const checkUpdate = validator(
+const updateBody = (configurations: TObject) =>
   Type.Object(
     {
       name: Type.Optional(Name),
       slug: Type.Optional(Type.String()),
       key: Type.Optional(Type.Union([Key, Type.Null()])),
-      configurations: Type.Optional(ConfigurationsSchema),
+      configurations: Type.Optional(configurations),
       description: Type.Optional(Description),
       pricing_adjustments: Type.Optional(Pricing),
       auth_mode: Type.Optional(AuthModeSchema),
       secret_mappings: Type.Optional(Mappings),
     },
     closed,
-  ),
-);
+  );
 
 const taken: SlugTaken = (slug) => Errors.conflict(`An integration with slug ${slug} already exists`, 'slug');
 
@@ -66,6 +65,12 @@ const enabledIds = (access: readonly { workspace_id: string; enabled: boolean }[
 
 export function integrationRoutes(ctx: Ctx): AdminRoute[] {
   const { database } = ctx;
+  let checkCreate: BodyValidator<ReturnType<typeof createBody>> = notReady;
+  let checkUpdate: BodyValidator<ReturnType<typeof updateBody>> = notReady;
+  ctx.whenReady((fields) => {
+    checkCreate = validator(createBody(fields.schema));
+    checkUpdate = validator(updateBody(fields.schema));
+  });
   return [
     {
       method: 'POST',
@@ -83,7 +88,7 @@ export function integrationRoutes(ctx: Ctx): AdminRoute[] {
         const access = await resolveAccess(database, org, body.workspaces ?? [], 'workspaces');
         const mappings = body.secret_mappings ?? [];
         const authMode = body.auth_mode ?? null;
-        const credentials = buildCredentials(body.ai_provider_id, body, undefined, authMode, mappings);
+        const credentials = buildCredentials(body.ai_provider_id, body, undefined, authMode, mappings, ctx.fields());
         const enabled = access.filter((a) => a.enabled).map((a) => a.workspace.id);
         await checkMappings(ctx, org, enabled, mappings);
 
@@ -137,7 +142,7 @@ export function integrationRoutes(ctx: Ctx): AdminRoute[] {
         );
         await ctx.snapshot.changed();
         const view = {
-          ...presentIntegration(row, credentials),
+          ...presentIntegration(row, credentials, ctx.fields().declared),
           workspaces: access.map((a) => ({ id: a.workspace.id, slug: a.workspace.slug, enabled: a.enabled })),
           default_providers: defaults.map((p) => ({ id: p.id, slug: p.slug, workspace_id: p.workspace_id })),
         };
@@ -161,7 +166,7 @@ export function integrationRoutes(ctx: Ctx): AdminRoute[] {
           database.count(integrations, where),
         ]);
         return list(
-          rows.map((r) => presentIntegration(r, openCredentials(ctx.box, r.credentials, integrationCredentialsAt(r.id)))),
+          rows.map((r) => presentIntegration(r, openCredentials(ctx.box, r.credentials, integrationCredentialsAt(r.id)), ctx.fields().declared)),
           total,
         );
       },
@@ -173,7 +178,7 @@ export function integrationRoutes(ctx: Ctx): AdminRoute[] {
       role: 'admin',
       async handle(req) {
         const row = await findIntegration(database, req.caller.organisationId, req.params.id ?? '');
-        return json(presentIntegration(row, openCredentials(ctx.box, row.credentials, integrationCredentialsAt(row.id))));
+        return json(presentIntegration(row, openCredentials(ctx.box, row.credentials, integrationCredentialsAt(row.id)), ctx.fields().declared));
       },
     },
     {
@@ -193,7 +198,7 @@ export function integrationRoutes(ctx: Ctx): AdminRoute[] {
         const slug = await changedSlug(body.slug, row.slug, ctx.providerIds(), others, taken);
         const mappings = body.secret_mappings ?? row.secret_mappings;
         const authMode = body.auth_mode === undefined ? (row.auth_mode as 'entraFederated' | null) : body.auth_mode;
-        const credentials = buildCredentials(row.ai_provider_id, body, current, authMode, mappings);
+        const credentials = buildCredentials(row.ai_provider_id, body, current, authMode, mappings, ctx.fields());
         if (body.secret_mappings !== undefined) {
           const access = await database.select(integrationWorkspaces, { fresh: true, where: (c) => eq(c.integration_id, row.id) });
           await checkMappings(ctx, org, enabledIds(access), mappings);
@@ -212,7 +217,7 @@ export function integrationRoutes(ctx: Ctx): AdminRoute[] {
         await ctx.snapshot.changed();
         const after = { ...row, ...values };
         req.audit = { resource: 'integration', resourceId: row.id, action: 'update', workspaceId: null, before: integrationSummary(row), after: integrationSummary(after) };
-        return json(presentIntegration(after, credentials));
+        return json(presentIntegration(after, credentials, ctx.fields().declared));
       },
     },
     {

@@ -2,12 +2,12 @@
  * /virtual-keys (legacy; provider slugs are recommended): provider credentials stored for one workspace and named by
  * `x-gateway-virtual-key` or a config's `virtual_key` (its slug, or its id).
  */
-import { conflictOnUnique, json, list, noContent, validator } from '@gateway/admin-kit';
+import { type BodyValidator, conflictOnUnique, json, list, noContent, validator } from '@gateway/admin-kit';
 import { type AdminRequest, type AdminRoute, eq, Errors } from '@gateway/sdk';
-import { Type } from '@sinclair/typebox';
+import { type TObject, Type } from '@sinclair/typebox';
 import { requireReader, requireWriter, workspaceOf } from '../access.ts';
-import type { Ctx } from '../context.ts';
-import { ConfigurationsSchema, SecretMappingSchema } from '../credentials.ts';
+import { type Ctx, notReady } from '../context.ts';
+import { SecretMappingSchema } from '../credentials.ts';
 import { buildCredentials, checkMappings, checkProvider } from '../input.ts';
 import { findInWorkspace, otherSlugs, pageInWorkspace, workspaceSlugs } from '../lookups.ts';
 import { openCredentials, presentVirtualKey, type VirtualKeyRow, virtualKeySummary } from '../present.ts';
@@ -20,40 +20,45 @@ const Note = Type.Union([Type.String({ maxLength: 4000 }), Type.Null()]);
 const Key = Type.String({ minLength: 1, maxLength: 16384 });
 const Mappings = Type.Array(SecretMappingSchema, { maxItems: 50 });
 
-const checkCreate = validator(
+/** The bodies, compiled once the loaded providers' fields are known (`configurations`). */
+const createBody = (configurations: TObject) =>
   Type.Object(
     {
       name: Name,
       slug: Type.Optional(Type.String()),
       provider: Type.String({ minLength: 1, maxLength: 100 }),
       key: Type.Optional(Key),
-      configurations: Type.Optional(ConfigurationsSchema),
+      configurations: Type.Optional(configurations),
       secret_mappings: Type.Optional(Mappings),
       workspace_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
       note: Type.Optional(Note),
     },
     closed,
-  ),
-);
-const checkUpdate = validator(
+  );
+const updateBody = (configurations: TObject) =>
   Type.Object(
     {
       name: Type.Optional(Name),
       slug: Type.Optional(Type.String()),
       key: Type.Optional(Type.Union([Key, Type.Null()])),
-      configurations: Type.Optional(ConfigurationsSchema),
+      configurations: Type.Optional(configurations),
       secret_mappings: Type.Optional(Mappings),
       note: Type.Optional(Note),
     },
     closed,
-  ),
-);
+  );
 
 const findVirtualKey = (ctx: Ctx, req: AdminRequest) => findInWorkspace(ctx, req, virtualKeys, 'No such virtual key');
 const taken: SlugTaken = (slug) => Errors.conflict(`A virtual key with slug ${slug} already exists in the workspace`, 'slug');
 
 export function virtualKeyRoutes(ctx: Ctx): AdminRoute[] {
   const { database } = ctx;
+  let checkCreate: BodyValidator<ReturnType<typeof createBody>> = notReady;
+  let checkUpdate: BodyValidator<ReturnType<typeof updateBody>> = notReady;
+  ctx.whenReady((fields) => {
+    checkCreate = validator(createBody(fields.schema));
+    checkUpdate = validator(updateBody(fields.schema));
+  });
   return [
     {
       method: 'POST',
@@ -66,7 +71,7 @@ export function virtualKeyRoutes(ctx: Ctx): AdminRoute[] {
         await requireWriter(ctx, req, workspace);
         checkProvider(ctx, body.provider, 'provider');
         const mappings = body.secret_mappings ?? [];
-        const credentials = buildCredentials(body.provider, body, undefined, null, mappings);
+        const credentials = buildCredentials(body.provider, body, undefined, null, mappings, ctx.fields());
         await checkMappings(ctx, org, [workspace.id], mappings);
         const slug = newSlug(body.slug, body.name, 'virtual-key', await workspaceSlugs(database, virtualKeys, workspace.id), ctx.providerIds(), taken);
         const now = Date.now();
@@ -88,7 +93,7 @@ export function virtualKeyRoutes(ctx: Ctx): AdminRoute[] {
         await conflictOnUnique(() => database.insert(virtualKeys, row), () => taken(slug));
         await ctx.snapshot.changed();
         req.audit = { resource: 'virtual_key', resourceId: row.id, action: 'create', workspaceId: workspace.id, after: virtualKeySummary(row) };
-        return json(presentVirtualKey(row, credentials), 201);
+        return json(presentVirtualKey(row, credentials, ctx.fields().declared), 201);
       },
     },
     {
@@ -98,7 +103,7 @@ export function virtualKeyRoutes(ctx: Ctx): AdminRoute[] {
       async handle(req) {
         const { rows, total } = await pageInWorkspace(ctx, req, virtualKeys);
         return list(
-          rows.map((r) => presentVirtualKey(r, openCredentials(ctx.box, r.credentials, virtualKeyCredentialsAt(r.id)))),
+          rows.map((r) => presentVirtualKey(r, openCredentials(ctx.box, r.credentials, virtualKeyCredentialsAt(r.id)), ctx.fields().declared)),
           total,
         );
       },
@@ -110,7 +115,7 @@ export function virtualKeyRoutes(ctx: Ctx): AdminRoute[] {
       async handle(req) {
         const row = await findVirtualKey(ctx, req);
         await requireReader(req, row.workspace_id);
-        return json(presentVirtualKey(row, openCredentials(ctx.box, row.credentials, virtualKeyCredentialsAt(row.id))));
+        return json(presentVirtualKey(row, openCredentials(ctx.box, row.credentials, virtualKeyCredentialsAt(row.id)), ctx.fields().declared));
       },
     },
     {
@@ -126,7 +131,7 @@ export function virtualKeyRoutes(ctx: Ctx): AdminRoute[] {
           throw Errors.badRequest('The stored credentials cannot be decrypted (another GATEWAY_ENCRYPTION_KEY, or copied from another row?): send key and configurations whole', 'configurations');
         const slug = await changedSlug(body.slug, row.slug, ctx.providerIds(), otherSlugs(database, virtualKeys, row), taken);
         const mappings = body.secret_mappings ?? row.secret_mappings;
-        const credentials = buildCredentials(row.ai_provider_id, body, current, null, mappings);
+        const credentials = buildCredentials(row.ai_provider_id, body, current, null, mappings, ctx.fields());
         if (body.secret_mappings !== undefined) await checkMappings(ctx, req.caller.organisationId, [row.workspace_id], mappings);
         const values = {
           name: body.name?.trim() ?? row.name,
@@ -140,7 +145,7 @@ export function virtualKeyRoutes(ctx: Ctx): AdminRoute[] {
         await ctx.snapshot.changed();
         const after = { ...row, ...values };
         req.audit = { resource: 'virtual_key', resourceId: row.id, action: 'update', workspaceId: row.workspace_id, before: virtualKeySummary(row), after: virtualKeySummary(after) };
-        return json(presentVirtualKey(after, credentials));
+        return json(presentVirtualKey(after, credentials, ctx.fields().declared));
       },
     },
     {

@@ -20,6 +20,7 @@ export function createLog(deps: HttpDeps): DefinedCheck {
       { additionalProperties: false },
     ),
     rules: (p) => [...httpUrlRule(p.logURL, 'logURL'), ...headersRule(p.headers)],
+    destination: ['logURL'],
     async run(ctx, p) {
       const host = new URL(p.logURL).host;
       try {

@@ -95,6 +95,7 @@ export function createWebhook(deps: HttpDeps): DefinedCheck {
       { additionalProperties: false },
     ),
     rules: (p) => [...httpUrlRule(p.webhookURL, 'webhookURL'), ...headersRule(p.headers)],
+    destination: ['webhookURL'],
     async run(ctx, p) {
       const host = new URL(p.webhookURL).host;
       try {

@@ -1,0 +1,86 @@
+/**
+ * The config fields the loaded plugins declare (config-fields.ts in the SDK), indexed for the administration side:
+ * which an integration may hold, which are masked and sealed, which decide where a stored secret is sent and which
+ * must be entered again when one of those changes. Built once when the gateway is ready (`declaredFields`), from the
+ * `providerAdapters` and `guardrailChecks` services; nothing here names a provider or a check.
+ *
+ * A stored secret is only ever sent where it was entered for, so
+ * - an update that changes a destination field must carry the `clearedOnChange` values again (a masked placeholder,
+ *   or leaving the value out, does not keep them), and
+ * - a request that names a stored target (`@slug`, a virtual key) cannot override a destination field: the stored
+ *   value wins (the server pins them, core/server resolve.ts).
+ */
+import type { ConfigFieldSet, GuardrailCheck, ProviderAdapter } from '@gateway/sdk';
+import type { TSchema } from '@sinclair/typebox';
+
+/** Every provider: which adapter builds the call, and the base URL that replaces its own. */
+const EVERY_PROVIDER = ['provider', 'custom_host'] as const;
+
+/** Keys whose value is a credential in any stored document, whatever plugin reads it (config targets, check parameters). */
+const GENERIC_SECRET_KEYS = ['api_key', 'apiKey', 'Authorization', 'authorization', 'token', 'secret', 'password', 'client_secret', 'access_token'];
+
+/** What stored documents (saved configs, saved guardrails) treat specially, by key wherever it appears. */
+export interface DocumentFields {
+  /** Keys whose value is a credential: sealed apart, masked in answers. */
+  readonly secretKeys: ReadonlySet<string>;
+  /** Keys that decide where the secrets of the object holding them (and of what inherits from it) are sent. */
+  readonly destinations: ReadonlySet<string>;
+  /** Secret keys whose stored value is not kept when a destination changes. */
+  readonly clearedOnChange: ReadonlySet<string>;
+}
+
+export interface DeclaredFields {
+  /** Every provider target field by name, in load order, with the schema its provider declares. */
+  readonly providerFields: ReadonlyMap<string, TSchema>;
+  /** Provider fields declared secret: masked when read back. */
+  readonly secret: ReadonlySet<string>;
+  /** Provider fields whose stored value an update must enter again when a destination field changes. */
+  readonly clearedOnChange: ReadonlySet<string>;
+  /** The fields that decide where a stored target of `provider` sends its credentials (`provider`, `custom_host` and its declared ones). */
+  destinationFields(provider: string): readonly string[];
+  readonly documents: DocumentFields;
+}
+
+/** Indexes the declarations of the loaded providers and guardrail checks; call once (at ready), never per request. */
+export function declaredFields(adapters: Iterable<ProviderAdapter>, checks: Iterable<GuardrailCheck> = []): DeclaredFields {
+  const providerFields = new Map<string, TSchema>();
+  const secret = new Set<string>();
+  const cleared = new Set<string>();
+  const byProvider = new Map<string, readonly string[]>();
+  const documentDestinations = new Set<string>(EVERY_PROVIDER);
+  const seen = new Set<ConfigFieldSet>();
+  for (const adapter of adapters) {
+    const set = adapter.targetFields;
+    byProvider.set(adapter.id, Object.freeze([...EVERY_PROVIDER, ...(set?.destination ?? [])]));
+    if (!set || seen.has(set)) continue;
+    seen.add(set);
+    for (const [name, schema] of Object.entries(set.fields)) if (!providerFields.has(name)) providerFields.set(name, schema);
+    for (const name of set.secret ?? []) secret.add(name);
+    for (const name of set.clearedOnChange ?? set.secret ?? []) cleared.add(name);
+    for (const name of set.destination ?? []) documentDestinations.add(name);
+  }
+  // A check's parameters go to the service its destination parameters name; `id` names the check that sends them.
+  for (const check of checks) for (const name of check.destination ?? []) documentDestinations.add(name);
+  documentDestinations.add('id');
+
+  return {
+    providerFields,
+    secret,
+    clearedOnChange: cleared,
+    destinationFields: (provider) => byProvider.get(provider) ?? EVERY_PROVIDER,
+    documents: {
+      secretKeys: new Set([...GENERIC_SECRET_KEYS, ...secret]),
+      destinations: documentDestinations,
+      clearedOnChange: new Set([...GENERIC_SECRET_KEYS, ...cleared]),
+    },
+  };
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** The fields among `fields` whose value differs between two objects (a field added or removed counts). */
+export function changedDestinations(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>, fields: Iterable<string>): string[] {
+  const out: string[] = [];
+  for (const field of fields) if (!same(before[field], after[field])) out.push(field);
+  return out;
+}
