@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDatabase } from '@gateway/db';
+import { createDatabase, databaseThreads } from '@gateway/db';
 import { testLogger } from '@gateway/db/testing';
 import type { Database } from '@gateway/sdk';
 import type { LogEntry } from '../../plugins/request-log/src/entry.ts';
@@ -49,7 +49,7 @@ async function longestPause(work: () => Promise<void>): Promise<number> {
 }
 
 async function bestOfThree(label: string, database: Database, url: string, mode: 'worker' | 'main-thread'): Promise<void> {
-  const queue = new LogQueue(database, { logger: testLogger(), intervalMs: 60_000, retryDelayMs: 10, worker: { url } });
+  const queue = new LogQueue(database, { logger: testLogger(), intervalMs: 60_000, retryDelayMs: 10, worker: { url, module: databaseThreads.module } });
   check(queue.writerInfo.mode === mode, `${label}: the writer runs as ${mode} (${queue.writerInfo.mode})`);
   const pauses: number[] = [];
   for (let run = 0; run < 3; run++) {

@@ -32,9 +32,39 @@ type MaybePromise<T> = T | Promise<T>;
 export interface HostSettings {
   readonly databaseUrl: string;
   /** The MySQL read replica (DB_READER_*), when one is set. */
-  readonly reader: { host: string; user?: string; pass?: string; port?: number } | undefined;
+  readonly reader: DatabaseReader | undefined;
   /** The `*_ENABLED` switches (`OFF` disables). */
   readonly features: Readonly<Record<FeatureFlag, boolean>>;
+}
+
+/** The MySQL read replica (DB_READER_*). */
+export interface DatabaseReader {
+  readonly host: string;
+  readonly user?: string;
+  readonly pass?: string;
+  readonly port?: number;
+}
+
+/** A database as settings name it: DATABASE_URL and the read replica. */
+export interface DatabaseConnection {
+  readonly url: string;
+  readonly reader?: DatabaseReader;
+}
+
+/**
+ * For a plugin that writes from a worker thread with its own connection (the request log): the host's reading of
+ * DATABASE_URL, whether a connection reaches the `database` service's database, and the module that opens one.
+ */
+export interface DatabaseThreads {
+  /** DATABASE_URL and DB_READER_* as the host reads them from an environment, its default URL included. */
+  fromEnv(env: Readonly<Record<string, string | undefined>>): DatabaseConnection;
+  /**
+   * Why a thread that opens `connection` would not reach `database` (in memory, another file, host, port or
+   * database), or undefined when it would: logs written elsewhere would go where nobody reads them.
+   */
+  mismatch(connection: DatabaseConnection, database: Database): string | undefined;
+  /** A module (file URL) a worker thread imports: its `openDatabase(connection)` resolves to the thread's `Database`. */
+  readonly module: string;
 }
 
 /** Checks a gateway API key (the server's authentication step). */
@@ -125,6 +155,8 @@ export const Services = {
   settings: defineService<HostSettings>('settings'),
   /** The outbound-URL guard (docs/plugins.md, "Outbound URLs"). */
   hostGuard: defineService<OutboundGuard>('hostGuard'),
+  /** Worker threads' own database connections (docs/plugins.md, "Services"). */
+  databaseThreads: defineService<DatabaseThreads>('databaseThreads'),
   /** Routing-config validation: saved configs and saved guardrails check what they store with it. */
   configValidator: defineService<ConfigValidator>('configValidator'),
   /** Every loaded guardrail check by id; complete once every plugin is set up. */

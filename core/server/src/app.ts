@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { configValidator, setCheckLookup, setSavedConfigResolver, setSavedGuardrailResolver, useLoadedFields } from '@gateway/config';
-import { createDatabase } from '@gateway/db';
+import { createDatabase, databaseThreads } from '@gateway/db';
 import { loadPlugins, type LoadResult } from '@gateway/loader';
 import { HostGuard, orderStages, type PipelineDeps, type Resolver } from '@gateway/pipeline';
 import { type EndpointKind, Errors, GatewayError, type Logger, type ServiceToken, Services, type StateStore } from '@gateway/sdk';
@@ -83,6 +83,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
       registry.provide(Services.settings, settings);
       registry.provide(Services.hostGuard, hostGuard);
       registry.provide(Services.configValidator, configValidator);
+      registry.provide(Services.databaseThreads, databaseThreads);
     },
   });
   const { registry } = plugins;

@@ -6,9 +6,16 @@
  * logged from those bytes (cheap to hand to the thread). Provides `RequestLogServices.queue` (the LogQueue) so that
  * tests and shutdown can flush it.
  */
-import { resolve } from 'node:path';
-import { type Database, defineService, definePlugin, type Logger, type PluginApi, Services } from '@gateway/sdk';
-import { DEFAULT_DATABASE_URL, parseDatabaseUrl, readerFromEnv } from '@gateway/db';
+import {
+  type Database,
+  type DatabaseConnection,
+  type DatabaseThreads,
+  defineService,
+  definePlugin,
+  type Logger,
+  type PluginApi,
+  Services,
+} from '@gateway/sdk';
 import { entryFrom, HOOK_RESULTS_SETTLED_LOCAL } from './entry.ts';
 import { isMemoryUrl, LogQueue } from './queue.ts';
 import { requestLogMigrations } from './table.ts';
@@ -22,53 +29,28 @@ export { extractUsage, type Usage } from './usage.ts';
 /** How long shutdown waits for hooks still running (their checks time out after 10 s by default) before writing. */
 const HOOK_WAIT_AT_CLOSE_MS = 5_000;
 
-/** DATABASE_URL and the reader from the `settings` service, else from the environment (same default as the server). */
-function databaseTarget(api: PluginApi): WorkerTarget {
+/** DATABASE_URL and the reader from the `settings` service, else from the environment (as the host reads it). */
+function databaseTarget(api: PluginApi, threads: DatabaseThreads): DatabaseConnection {
   // No settings service (a test harness, an embedding): the environment says.
   const settings = api.optional(Services.settings);
   if (settings?.databaseUrl) return { url: settings.databaseUrl, reader: settings.reader ?? undefined };
-  return { url: api.env.DATABASE_URL || DEFAULT_DATABASE_URL, reader: readerFromEnv(api.env) };
-}
-
-/** The pool's connection settings (mysql2 internals, read defensively): undefined when they cannot be read. */
-function mysqlConfig(database: Database): { host?: string; port?: number; database?: string } | undefined {
-  if (database.dialect !== 'mysql') return undefined;
-  const pool = database.db.$client as unknown as { pool?: { config?: { connectionConfig?: { host?: string; port?: number; database?: string } } } };
-  return pool.pool?.config?.connectionConfig;
+  return threads.fromEnv(api.env);
 }
 
 /**
- * Whether the URL names the database the `database` service holds. The thread opens its own connection from the
- * URL; if that were another database, logs would go where nobody reads them. Returns why not, or undefined.
+ * The writer thread's target, or undefined (with the reason logged) when it must write on the main thread: the
+ * thread opens its own connection, which must reach the `database` service's database (the host's
+ * `databaseThreads.mismatch` says whether it does).
  */
-function mismatch(url: string, database: Database): string | undefined {
-  if (isMemoryUrl(url)) return 'an in-memory database cannot be shared with another thread';
-  let target;
-  try {
-    target = parseDatabaseUrl(url);
-  } catch (err) {
-    return err instanceof Error ? err.message : String(err);
-  }
-  if (target.dialect !== database.dialect) return `DATABASE_URL is ${target.dialect}, the database service is ${database.dialect}`;
-  if (target.dialect === 'sqlite' && database.dialect === 'sqlite') {
-    const filename = database.db.$client.filename;
-    if (filename && resolve(filename) !== resolve(target.path)) return 'DATABASE_URL names another SQLite file than the database service';
+function workerTarget(api: PluginApi, database: Database, logger: Logger): WorkerTarget | undefined {
+  const threads = api.optional(Services.databaseThreads);
+  if (!threads) {
+    logger.debug({ reason: 'no databaseThreads service' }, 'request log written on the main thread');
     return undefined;
   }
-  if (target.dialect === 'mysql') {
-    const config = mysqlConfig(database);
-    if (config?.database !== undefined && config.database !== target.database) return 'DATABASE_URL names another MySQL database than the database service';
-    if (config?.host !== undefined && config.host !== target.host) return 'DATABASE_URL names another MySQL host than the database service';
-    if (config?.port !== undefined && config.port !== target.port) return 'DATABASE_URL names another MySQL port than the database service';
-  }
-  return undefined;
-}
-
-/** The writer thread's target, or undefined (with the reason logged) when it must write on the main thread. */
-function workerTarget(api: PluginApi, database: Database, logger: Logger): WorkerTarget | undefined {
-  const target = databaseTarget(api);
-  const why = mismatch(target.url, database);
-  if (why === undefined) return target;
+  const target = databaseTarget(api, threads);
+  const why = threads.mismatch(target, database);
+  if (why === undefined) return { ...target, module: threads.module };
   // In memory: expected (tests); otherwise a configuration that would have sent logs elsewhere.
   if (isMemoryUrl(target.url)) logger.debug({ reason: why }, 'request log written on the main thread');
   else logger.warn({ reason: why }, 'request log written on the main thread');

@@ -5,6 +5,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import type { FinallyStage, GatewayRequest } from '@gateway/sdk';
+import { databaseThreads } from '@gateway/db';
 import { DIALECTS, testPluginApi, useTestDatabase, type TestDatabase } from '@gateway/db/testing';
 import { bodyIsRaw, entryFrom } from './entry.ts';
 import plugin from './index.ts';
@@ -30,7 +31,7 @@ function otherDatabase(url: string): string {
 
 async function setUp(t: { fresh(): Promise<TestDatabase> }, how: 'settings' | 'env' | 'none' | 'other') {
   const { database, url } = await t.fresh();
-  const services: Record<string, unknown> = { database };
+  const services: Record<string, unknown> = { database, databaseThreads };
   if (how === 'settings') services.settings = { databaseUrl: url, reader: undefined };
   if (how === 'other') services.settings = { databaseUrl: otherDatabase(url) };
   const harness = testPluginApi({ services, env: how === 'env' ? { DATABASE_URL: url } : {} });

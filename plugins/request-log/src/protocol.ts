@@ -1,11 +1,11 @@
 /** Messages between the queue (main thread) and the writer thread (writer.worker.ts). */
-import type { ReaderOptions } from '@gateway/db';
+import type { DatabaseConnection } from '@gateway/sdk';
 import type { WirePart } from './wire.ts';
 import type { ErrorInfo, WriterEvent, WriteSettings } from './writer.ts';
 
 export type ToWorker =
-  /** First message: open the database (the writer thread's own connection). */
-  | { type: 'init'; url: string; reader?: ReaderOptions; settings: WriteSettings }
+  /** First message: open the database (the writer thread's own connection) with `openDatabase` of `module`. */
+  | { type: 'init'; connection: DatabaseConnection; module: string; settings: WriteSettings }
   /** One part of batch `id` (see wire.ts); the batch is written when its `last` part arrives (`total`: entries in the batch). */
   | ({ type: 'write'; id: number; last: boolean; total: number } & WirePart)
   /** Close the database; answered with `closed`. */

@@ -4,17 +4,16 @@
  * it dies, it is started again once and the unfinished part of the batch in flight is sent again (once); after a
  * second death, or when it cannot open the database, batches are written on the main thread (the fallback writer).
  */
-import type { Logger } from '@gateway/sdk';
-import type { ReaderOptions } from '@gateway/db';
+import type { DatabaseConnection, Logger } from '@gateway/sdk';
 import type { LogEntry } from './entry.ts';
 import type { FromWorker, ToWorker } from './protocol.ts';
 import { toWirePart, type WirePart } from './wire.ts';
 import { reason, yieldToEventLoop, type BatchWriter, type ErrorInfo, type WriterEvent, type WriteSettings } from './writer.ts';
 
-export interface WorkerTarget {
-  /** DATABASE_URL of the database the thread opens (the same database as the `database` service). */
-  url: string;
-  reader?: ReaderOptions;
+/** The database the thread opens (the same database as the `database` service's), and how. */
+export interface WorkerTarget extends DatabaseConnection {
+  /** The module that opens it in the thread (the host's `databaseThreads.module`). */
+  module: string;
 }
 
 export interface WorkerWriterOptions {
@@ -138,8 +137,8 @@ export class WorkerWriter implements BatchWriter {
       this.o.logger.error({ error: { message: String(event.message).slice(0, 300) } }, 'request log writer thread error');
     });
     worker.addEventListener('close', () => this.onExit(worker));
-    const { url, reader } = this.target;
-    this.send(worker, { type: 'init', url, reader, settings: this.o.settings });
+    const { url, reader, module } = this.target;
+    this.send(worker, { type: 'init', connection: { url, reader }, module, settings: this.o.settings });
   }
 
   private send(worker: Worker, message: ToWorker, transfer?: ArrayBuffer[]): void {

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { asc, eq, type Database } from '@gateway/sdk';
-import { createDatabase } from '@gateway/db';
+import { createDatabase, databaseThreads } from '@gateway/db';
 import { DIALECTS, testLogger, useTestDatabase } from '@gateway/db/testing';
 import { LogQueue, type LogQueueOptions } from './queue.ts';
 import { requestLogMigrations, requestLogs } from './table.ts';
@@ -34,7 +34,7 @@ afterEach(async () => {
 
 function newQueue(database: Database, url: string, options: Partial<LogQueueOptions> = {}) {
   const logger = testLogger();
-  const queue = new LogQueue(database, { logger, intervalMs: 60_000, retryDelayMs: 10, worker: { url }, ...options });
+  const queue = new LogQueue(database, { logger, intervalMs: 60_000, retryDelayMs: 10, worker: { url, module: databaseThreads.module }, ...options });
   queues.push(queue);
   return { queue, logger };
 }

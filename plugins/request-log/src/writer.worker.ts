@@ -3,7 +3,7 @@
  * handles one message at a time, in order. Nothing it does may end the thread: every error is caught and reported
  * to the main thread as a message.
  */
-import type { Database } from '@gateway/sdk';
+import type { Database, DatabaseConnection } from '@gateway/sdk';
 import type { FromWorker, ToWorker } from './protocol.ts';
 import { requestLogs } from './table.ts';
 import { fromWirePart } from './wire.ts';
@@ -39,8 +39,9 @@ async function handle(message: ToWorker): Promise<void> {
     case 'init':
       settings = message.settings;
       try {
-        const { createDatabase } = await import('@gateway/db');
-        database = await createDatabase(message.url, { reader: message.reader });
+        // The host's module (service databaseThreads): this plugin does not import the core's database package.
+        const { openDatabase } = (await import(message.module)) as { openDatabase(connection: DatabaseConnection): Promise<Database> };
+        database = await openDatabase(message.connection);
         send({ type: 'ready' });
       } catch (err) {
         send({ type: 'init-failed', error: reason(err) });
