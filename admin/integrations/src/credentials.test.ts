@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'bun:test';
+import { declaredFields } from '@gateway/admin-kit';
 import { thrown, workspaceFields } from '@gateway/admin-kit/testing';
+import type { ProviderAdapter } from '@gateway/sdk';
+import { Type } from '@sinclair/typebox';
 import {
   checkCredentials,
   checkMappingTargets,
@@ -68,6 +71,26 @@ describe('credentials', () => {
     expect(thrown(() => refuseRedirect('openai', {}, { custom_host: 'https://b.example/v1' }, ['key'], declared)).param).toBe('key');
     // svcA_region is a destination of bedrock only: for another provider it decides nothing.
     expect(() => refuseRedirect('openai', before, { ...before, svcA_region: 'eu-west-1' }, ['key'], declared)).not.toThrow();
+  });
+
+  test("only the provider's clearedOnChange fields (and the key) must be entered again when a destination moves", () => {
+    const zeta: ProviderAdapter = {
+      id: 'zeta',
+      baseUrl: () => 'https://api.example/v1',
+      authorize: (call) => call,
+      endpoints: {},
+      targetFields: { fields: { zeta_tenant: Type.String(), zeta_cookie: Type.String(), zeta_salt: Type.String() }, secret: ['zeta_cookie', 'zeta_salt'], destination: ['zeta_tenant'], clearedOnChange: ['zeta_cookie'] },
+    };
+    const own = declaredFields([zeta]);
+    const before = { zeta_tenant: 't1', zeta_cookie: 'c', zeta_salt: 's' };
+    const after = { ...before, zeta_tenant: 't2' };
+    expect(() => refuseRedirect('zeta', before, after, ['configurations.zeta_salt'], own)).not.toThrow();
+    expect(thrown(() => refuseRedirect('zeta', before, after, ['configurations.zeta_salt', 'configurations.zeta_cookie'], own)).param).toBe('configurations.zeta_cookie');
+    expect(thrown(() => refuseRedirect('zeta', before, after, ['key'], own)).param).toBe('key');
+    // Its integration schema is its declaration's: the fields, and nothing else.
+    const schema = integrationFields(own);
+    expect([...schema.known]).toEqual(['custom_host', 'zeta_tenant', 'zeta_cookie', 'zeta_salt']);
+    expect(thrown(() => checkMappingTargets([{ target_field: 'configurations.svcA_secret_access_key' }], schema)).status).toBe(400);
   });
 
   test('entraFederated: Azure providers, tenant and client id (given or mapped), never a client secret', () => {
