@@ -94,11 +94,6 @@ export interface StoredAccess {
   virtualKey?(id: string, caller: Caller): MaybePromise<TargetConfig | undefined>;
   /** `model`: the model the request asks for, when known (a stored provider may route or refuse it per model). */
   providerSlug?(slug: string, caller: Caller, model?: string): MaybePromise<{ provider: string; target: TargetConfig } | undefined>;
-  /**
-   * The fields of a stored target of `provider` that decide where its credentials are sent (host, identity): a
-   * request's value of one of them is ignored, the stored value (or its absence) wins.
-   */
-  destinationFields?(provider: string): readonly string[];
 }
 
 /**

@@ -2,11 +2,11 @@ import { parseConfigHeader } from '@gateway/config';
 import type { ResolvedTarget } from '@gateway/pipeline';
 import { type Caller, Errors, type GatewayConfig, type GatewayRequest, type ProviderAdapter, type StoredAccess, type TargetConfig } from '@gateway/sdk';
 
-/** What the administration side resolves from memory (service `storedAccess`); PINNED_BY_DEFAULT when it does not say. */
+/** What the administration side resolves from memory (service `storedAccess`). */
 export type { StoredAccess };
 
-/** What is pinned when the stored side does not say: the adapter and its host. */
-const PINNED_BY_DEFAULT: readonly string[] = ['provider', 'custom_host'];
+/** Pinned on every stored target: the adapter and its host. */
+const ALWAYS_PINNED: readonly string[] = ['provider', 'custom_host'];
 
 /** `merged` (a fresh object: the stored target under the request's fields) with the stored value of each pinned field. */
 function pinStored(merged: TargetConfig, stored: TargetConfig, fields: readonly string[]): TargetConfig {
@@ -91,16 +91,16 @@ export function makeProviderResolver(providers: ReadonlyMap<string, ProviderAdap
     providers.get(name) ?? (name.startsWith('@') ? providers.get(name.slice(1)) : undefined);
 
   /**
-   * Pinned on a stored target of `provider`: what the stored side says, and the destination fields the provider
-   * declares (`targetFields.destination`), so a third party's host or identity field is pinned too. Once per provider.
+   * Pinned on a stored target of `provider`: its adapter and host, and the destination fields the provider declares
+   * (`targetFields.destination`), a third party's host or identity field as a built-in one's. Once per provider.
    */
   const pinnedBy = new Map<string, readonly string[]>();
   const pinned = (provider: string | undefined): readonly string[] => {
-    if (!provider) return PINNED_BY_DEFAULT;
+    if (!provider) return ALWAYS_PINNED;
     let fields = pinnedBy.get(provider);
     if (!fields) {
       const declared = byName(provider)?.targetFields?.destination ?? [];
-      fields = [...new Set([...(stored.destinationFields?.(provider) ?? PINNED_BY_DEFAULT), ...declared])];
+      fields = [...new Set([...ALWAYS_PINNED, ...declared])];
       if (byName(provider)) pinnedBy.set(provider, fields); // only loaded providers: the map stays as small as they are
     }
     return fields;
