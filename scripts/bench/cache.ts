@@ -7,6 +7,7 @@
  */
 import { LexicalEmbedder, MemoryBackend, readCacheSettings, ResponseCache } from '@gateway/plugin-cache';
 import type { Attempt, AttemptResult, GatewayConfig, GatewayRequest, JsonObject, ProviderAdapter } from '@gateway/sdk';
+import { buildGatewayRequest } from '@gateway/sdk/testing';
 import { providerHeaders, startInProcessGateway } from '../../tests/helpers/in-process.ts';
 import { startOpenAIMock } from '../../tests/mocks/openai-server.ts';
 import { best, budget, check, figure } from './measure.ts';
@@ -43,23 +44,7 @@ function answer(): AttemptResult {
 const config: GatewayConfig = { provider: 'openai', api_key: 'sk-bench', custom_host: 'http://127.0.0.1:9/v1', cache: { mode: 'simple' } };
 
 function request(body: JsonObject): GatewayRequest {
-  return {
-    traceId: 't',
-    endpoint: 'chatComplete',
-    method: 'POST',
-    path: '/chat/completions',
-    search: '',
-    headers: new Headers({ 'content-type': 'application/json' }),
-    body,
-    rawBody: undefined,
-    parsedBody: body,
-    metadata: {},
-    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: 'ws-bench', scopes: [], keyType: 'workspace-service', userId: null },
-    config,
-    signal: new AbortController().signal,
-    receivedAt: 0,
-    locals: {},
-  };
+  return buildGatewayRequest({ body, rawBody: undefined, caller: { workspaceId: 'ws-bench' }, config, receivedAt: 0 });
 }
 
 const provider = { id: 'openai' } as ProviderAdapter;

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDatabase, databaseThreads } from '@gateway/db';
-import { testLogger } from '@gateway/db/testing';
+import { testLogger } from '@gateway/sdk/testing';
 import type { Database } from '@gateway/sdk';
 import type { LogEntry } from '../../plugins/request-log/src/entry.ts';
 import { LogQueue } from '../../plugins/request-log/src/queue.ts';

@@ -1,7 +1,7 @@
 // The SMTP settings and the mailer of the api-keys plugin, against a local SMTP server speaking the real protocol.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createMailer, smtpSettings } from '@gateway/admin-api-keys';
-import { testLogger } from '@gateway/db/testing';
+import { testLogger } from '@gateway/sdk/testing';
 import { startSmtpServer, type SmtpMock } from '../mocks/smtp-server.ts';
 
 describe('SMTP settings', () => {

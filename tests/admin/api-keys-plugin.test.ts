@@ -6,7 +6,7 @@ import { organisations } from '@gateway/admin-identity';
 import { DIALECTS, useTestDatabase } from '@gateway/db/testing';
 import { Services } from '@gateway/sdk';
 import { createGateway } from '@gateway/server';
-import { testLogger } from '@gateway/db/testing';
+import { testLogger } from '@gateway/sdk/testing';
 import { ROOT } from '../helpers/gateway-process.ts';
 import { TEST_ADMIN_KEY } from '../helpers/in-process.ts';
 import { type Json, startKeysGateway } from './api-keys-support.ts';

@@ -6,7 +6,7 @@
 import identity, { IdentityServices, type OrganisationRole, users, workspaceMembers, type WorkspaceRole, workspaces } from '@gateway/admin-identity';
 import { apiKeyMigrations, apiKeys, ApiKeyVerifier, bootstrapKey, hashSecret } from '@gateway/admin-api-keys';
 import { type AdminEvents, AdminServices } from '@gateway/admin-kit';
-import { testPluginApi, type TestPluginApi } from '@gateway/db/testing';
+import { testPluginApi, type TestPluginApi } from '@gateway/sdk/testing';
 import { readSettings } from '@gateway/server';
 import { type AdminRoute, type ApiKeyType, type AuditEntry, type Database, GatewayError, Services } from '@gateway/sdk';
 import { type AdminDeps, adminHandler } from '../../core/server/src/admin-routes.ts';

@@ -3,7 +3,8 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { GatewayRequest, GuardrailCheckContext, JsonObject } from '@gateway/sdk';
+import type { GuardrailCheckContext, JsonObject } from '@gateway/sdk';
+import { buildGatewayRequest } from '@gateway/sdk/testing';
 import { ROOT } from '../helpers/gateway-process.ts';
 
 export const POLICY_KEY = 'pk-test-policy-7f3a9c';
@@ -129,23 +130,7 @@ export interface ContextOptions {
 /** A check context as the engine would build it, for calling a check directly. */
 export function checkContext(options: ContextOptions = {}): GuardrailCheckContext {
   const body = options.body ?? { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello there' }] };
-  const request: GatewayRequest = {
-    traceId: 'trace-guardrails-1',
-    endpoint: 'chatComplete',
-    method: 'POST',
-    path: '/chat/completions',
-    search: '',
-    headers: new Headers({ 'content-type': 'application/json' }),
-    body,
-    rawBody: undefined,
-    parsedBody: body,
-    metadata: options.metadata ?? {},
-    caller: { apiKeyId: 'key-1', organisationId: 'org-1', workspaceId: 'ws-1', scopes: [], keyType: 'workspace-service', userId: null },
-    config: {},
-    signal: options.signal ?? new AbortController().signal,
-    receivedAt: performance.now(),
-    locals: {},
-  };
+  const request = buildGatewayRequest({ traceId: 'trace-guardrails-1', body, rawBody: undefined, metadata: options.metadata, signal: options.signal });
   return {
     request,
     phase: options.phase ?? 'input',

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { SecretBox, type SecretMapping } from '@gateway/admin-kit';
 import { bootstrapOrganisation, identityMigrations, workspaces } from '@gateway/admin-identity';
-import { DIALECTS, testLogger, useTestDatabase } from '@gateway/db/testing';
+import { DIALECTS, useTestDatabase } from '@gateway/db/testing';
+import { testLogger } from '@gateway/sdk/testing';
 import { HostGuard } from '@gateway/pipeline';
 import { type Database, GatewayError } from '@gateway/sdk';
 import { MemoryStateStore } from '@gateway/state';

@@ -11,6 +11,7 @@ import {
   type Strategy,
   type TargetConfig,
 } from '@gateway/sdk';
+import { buildGatewayRequest } from '@gateway/sdk/testing';
 import { ClientGoneError } from './call.ts';
 import { type EngineDeps, route } from './engine.ts';
 import { HostGuard } from './host-guard.ts';
@@ -99,23 +100,7 @@ function deps(extra: Partial<EngineDeps> = {}): EngineDeps {
 }
 
 function request(config: GatewayConfig, body: JsonObject = { model: 'client-model', messages: [{ role: 'user', content: 'hi' }] }, signal = new AbortController().signal): GatewayRequest {
-  return {
-    traceId: 't',
-    endpoint: 'chatComplete',
-    method: 'POST',
-    path: '/chat/completions',
-    search: '',
-    headers: new Headers({ 'content-type': 'application/json' }),
-    body,
-    rawBody: new TextEncoder().encode(JSON.stringify(body)),
-    parsedBody: body,
-    metadata: {},
-    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: 'w', scopes: ['*'], keyType: 'workspace-service', userId: null },
-    config,
-    signal,
-    receivedAt: performance.now(),
-    locals: {},
-  };
+  return buildGatewayRequest({ body, config, signal });
 }
 
 async function run(config: GatewayConfig, d: EngineDeps = deps(), req = request(config)) {

@@ -11,6 +11,7 @@ import {
   type RequestStage,
   type ResponseStage,
 } from '@gateway/sdk';
+import { buildGatewayRequest } from '@gateway/sdk/testing';
 import { HostGuard } from './host-guard.ts';
 import { type PipelineDeps, type PipelineStages, runPipeline } from './runner.ts';
 
@@ -51,23 +52,7 @@ function deps(stages: Partial<PipelineStages> = {}, attempt: AttemptStage[] = [a
 }
 
 function request(config: GatewayConfig = { provider: 'fake' }): GatewayRequest {
-  return {
-    traceId: 'trace-42',
-    endpoint: 'chatComplete',
-    method: 'POST',
-    path: '/chat/completions',
-    search: '',
-    headers: new Headers(),
-    body: { model: 'm', messages: [] },
-    rawBody: undefined,
-    parsedBody: undefined,
-    metadata: {},
-    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: 'w', scopes: [], keyType: 'workspace-service', userId: null },
-    config,
-    signal: new AbortController().signal,
-    receivedAt: performance.now(),
-    locals: {},
-  };
+  return buildGatewayRequest({ traceId: 'trace-42', body: { model: 'm', messages: [] }, rawBody: undefined, parsedBody: undefined, config });
 }
 
 const reqStage = (name: string, run: RequestStage['run'], extra: Partial<RequestStage> = {}): RequestStage => ({ name, phase: 'request', rule: 'sequential', run, ...extra });

@@ -1,25 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import type { Attempt, GatewayRequest, JsonObject, ProviderAdapter, TargetConfig } from '@gateway/sdk';
+import { buildGatewayRequest } from '@gateway/sdk/testing';
 import { canonicalJson, conversationOf, exactKey, keyHead, SEMANTIC_MAX_CHARS, scopeOf } from './key.ts';
 
 function request(over: { workspaceId?: string; headers?: Record<string, string>; metadata?: Record<string, string>; endpoint?: GatewayRequest['endpoint'] } = {}): GatewayRequest {
-  return {
-    traceId: 't',
-    endpoint: over.endpoint ?? 'chatComplete',
-    method: 'POST',
-    path: '/chat/completions',
-    search: '',
-    headers: new Headers(over.headers ?? {}),
-    body: undefined,
-    rawBody: undefined,
-    parsedBody: undefined,
-    metadata: over.metadata ?? {},
-    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: over.workspaceId ?? 'ws-1', scopes: [], keyType: 'workspace-service', userId: null },
-    config: {},
-    signal: new AbortController().signal,
-    receivedAt: 0,
-    locals: {},
-  };
+  return buildGatewayRequest({ endpoint: over.endpoint, body: undefined, headers: over.headers ?? {}, metadata: over.metadata, caller: { workspaceId: over.workspaceId }, receivedAt: 0 });
 }
 
 function attempt(target: TargetConfig, body: JsonObject, providerId = 'openai'): Attempt {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { type Attempt, type AttemptResult, Errors, type GatewayConfig, type GatewayRequest, type JsonObject, type ProviderAdapter, type SettledBody } from '@gateway/sdk';
+import { buildGatewayRequest } from '@gateway/sdk/testing';
 import { MemoryBackend } from './backends/memory.ts';
 import { decodeIndex, LexicalEmbedder } from './semantic.ts';
 import { readCacheSettings } from './settings.ts';
@@ -46,23 +47,7 @@ function streamed(frames: string[], end: SettledBody = { body: '' }): AttemptRes
 }
 
 function request(config: GatewayConfig, body: JsonObject, headers: Record<string, string> = {}, workspaceId = 'ws'): GatewayRequest {
-  return {
-    traceId: 't',
-    endpoint: 'chatComplete',
-    method: 'POST',
-    path: '/chat/completions',
-    search: '',
-    headers: new Headers(headers),
-    body,
-    rawBody: undefined,
-    parsedBody: body,
-    metadata: {},
-    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId, scopes: [], keyType: 'workspace-service', userId: null },
-    config,
-    signal: new AbortController().signal,
-    receivedAt: 0,
-    locals: {},
-  };
+  return buildGatewayRequest({ body, rawBody: undefined, headers, caller: { workspaceId }, config, receivedAt: 0 });
 }
 
 const simple: GatewayConfig = { provider: 'openai', api_key: 'sk', cache: { mode: 'simple' } };

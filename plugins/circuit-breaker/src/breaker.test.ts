@@ -12,6 +12,7 @@ import {
   Services,
   type Stage,
 } from '@gateway/sdk';
+import { buildGatewayRequest } from '@gateway/sdk/testing';
 import { CircuitBreaker } from './breaker.ts';
 import plugin from './index.ts';
 import { FakeStore } from './testing.ts';
@@ -19,23 +20,7 @@ import { FakeStore } from './testing.ts';
 const COOLDOWN = 30_000;
 
 function request(config: GatewayConfig): GatewayRequest {
-  return {
-    traceId: 't',
-    endpoint: 'chatComplete',
-    method: 'POST',
-    path: '/chat/completions',
-    search: '',
-    headers: new Headers(),
-    body: { model: 'm', messages: [] },
-    rawBody: undefined,
-    parsedBody: undefined,
-    metadata: {},
-    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: 'w', scopes: [], keyType: 'workspace-service', userId: null },
-    config,
-    signal: new AbortController().signal,
-    receivedAt: 0,
-    locals: {},
-  };
+  return buildGatewayRequest({ body: { model: 'm', messages: [] }, config, receivedAt: 0 });
 }
 
 function result(status: number, code?: string): AttemptResult {

@@ -1,5 +1,6 @@
 /** Test support: requests and contexts as the hook engine hands them to checks, deep-frozen to catch mutation. */
 import type { GatewayRequest, GuardrailCheckContext, Json, JsonObject } from '@gateway/sdk';
+import { buildGatewayRequest } from '@gateway/sdk/testing';
 
 export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
@@ -10,25 +11,7 @@ export function deepFreeze<T>(value: T): T {
 }
 
 export function testRequest(overrides: Partial<GatewayRequest> = {}): GatewayRequest {
-  const body = overrides.body ?? chat('hello');
-  return {
-    traceId: 'trace-1',
-    endpoint: 'chatComplete',
-    method: 'POST',
-    path: '/chat/completions',
-    search: '',
-    headers: new Headers({ 'content-type': 'application/json' }),
-    rawBody: undefined,
-    parsedBody: undefined,
-    metadata: {},
-    caller: { apiKeyId: 'key-1', organisationId: 'org-1', workspaceId: 'ws-1', scopes: ['*'], keyType: 'workspace-service', userId: null },
-    config: {},
-    signal: new AbortController().signal,
-    receivedAt: 0,
-    locals: {},
-    ...overrides,
-    body: deepFreeze(body),
-  };
+  return buildGatewayRequest({ ...overrides, body: deepFreeze(overrides.body ?? chat('hello')) });
 }
 
 /** A chat request whose last user message is `text` (string content). */

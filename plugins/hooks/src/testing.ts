@@ -1,5 +1,6 @@
 /** Test support: small checks (pass, fail, throw, slow, transform) and a request as the pipeline hands it over. */
 import type { GatewayConfig, GatewayRequest, GuardrailCheck, GuardrailCheckContext, JsonObject } from '@gateway/sdk';
+import { buildGatewayRequest } from '@gateway/sdk/testing';
 
 /** The text a test check judges: the last message (input) or the first choice (output). */
 export function judgedText(ctx: GuardrailCheckContext): string {
@@ -124,24 +125,7 @@ export function chatBody(content = 'hello there'): JsonObject {
 
 /** A request as the server builds it, with a config. */
 export function testRequest(config: GatewayConfig, body: JsonObject | undefined = chatBody(), overrides: Partial<GatewayRequest> = {}): GatewayRequest {
-  return {
-    traceId: 'trace-hooks',
-    endpoint: 'chatComplete',
-    method: 'POST',
-    path: '/chat/completions',
-    search: '',
-    headers: new Headers({ 'content-type': 'application/json' }),
-    body,
-    rawBody: body ? new TextEncoder().encode(JSON.stringify(body)) : undefined,
-    parsedBody: body,
-    metadata: {},
-    caller: { apiKeyId: 'key-1', organisationId: 'org-1', workspaceId: 'ws-1', scopes: ['*'], keyType: 'workspace-service', userId: null },
-    config,
-    signal: new AbortController().signal,
-    receivedAt: performance.now(),
-    locals: {},
-    ...overrides,
-  };
+  return buildGatewayRequest({ traceId: 'trace-hooks', body, config, ...overrides });
 }
 
 export function chatAnswer(content = 'the answer'): JsonObject {

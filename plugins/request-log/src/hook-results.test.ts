@@ -4,7 +4,8 @@
 
 import { describe, expect, test } from 'bun:test';
 import type { Database, FinallyStage } from '@gateway/sdk';
-import { DIALECTS, testPluginApi, useTestDatabase } from '@gateway/db/testing';
+import { DIALECTS, useTestDatabase } from '@gateway/db/testing';
+import { testPluginApi } from '@gateway/sdk/testing';
 import plugin from './index.ts';
 import { requestLogMigrations, requestLogs } from './table.ts';
 import { testOutcome, testRequest } from './test-request.ts';

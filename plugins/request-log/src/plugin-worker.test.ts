@@ -6,7 +6,8 @@
 import { describe, expect, test } from 'bun:test';
 import type { FinallyStage, GatewayRequest } from '@gateway/sdk';
 import { databaseThreads } from '@gateway/db';
-import { DIALECTS, testPluginApi, useTestDatabase, type TestDatabase } from '@gateway/db/testing';
+import { DIALECTS, useTestDatabase, type TestDatabase } from '@gateway/db/testing';
+import { testPluginApi } from '@gateway/sdk/testing';
 import { bodyIsRaw, entryFrom } from './entry.ts';
 import plugin from './index.ts';
 import { requestLogs } from './table.ts';

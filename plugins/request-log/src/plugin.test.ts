@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { Errors, type FinallyStage } from '@gateway/sdk';
-import { DIALECTS, testPluginApi, useTestDatabase } from '@gateway/db/testing';
+import { DIALECTS, useTestDatabase } from '@gateway/db/testing';
+import { testPluginApi } from '@gateway/sdk/testing';
 import plugin from './index.ts';
 import { requestLogs } from './table.ts';
 import { testOutcome, testRequest } from './test-request.ts';

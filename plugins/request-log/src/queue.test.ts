@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { asc, eq, type Database } from '@gateway/sdk';
-import { DIALECTS, testLogger, useTestDatabase } from '@gateway/db/testing';
+import { DIALECTS, useTestDatabase } from '@gateway/db/testing';
+import { testLogger } from '@gateway/sdk/testing';
 import { LogQueue } from './queue.ts';
 import { requestLogMigrations, requestLogs } from './table.ts';
 import { testEntry } from './test-request.ts';

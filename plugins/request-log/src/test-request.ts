@@ -1,28 +1,11 @@
 /** Test helper: a finished request and its outcome, as the pipeline hands them to `finally` stages. */
-import type { GatewayRequest, JsonObject, Outcome } from '@gateway/sdk';
+import type { GatewayRequest, Outcome } from '@gateway/sdk';
+import { buildGatewayRequest } from '@gateway/sdk/testing';
 import type { LogEntry } from './entry.ts';
 
 export function testRequest(overrides: Partial<GatewayRequest> = {}): GatewayRequest {
-  const body: JsonObject = { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] };
-  return {
-    traceId: 'trace-1',
-    endpoint: 'chatComplete',
-    method: 'POST',
-    path: '/chat/completions',
-    search: '',
-    headers: new Headers({ 'content-type': 'application/json' }),
-    body,
-    rawBody: new TextEncoder().encode(JSON.stringify(body)),
-    // Not the parsed object by default: tests that want the raw-bytes path set it.
-    parsedBody: undefined,
-    metadata: { team: 'a' },
-    caller: { apiKeyId: 'key-1', organisationId: 'org-1', workspaceId: 'ws-1', scopes: ['*'], keyType: 'workspace-service', userId: null },
-    config: {},
-    signal: new AbortController().signal,
-    receivedAt: Date.now(),
-    locals: {},
-    ...overrides,
-  };
+  // Not the parsed object by default: tests that want the parsed-body path set it.
+  return buildGatewayRequest({ traceId: 'trace-1', metadata: { team: 'a' }, parsedBody: undefined, receivedAt: Date.now(), ...overrides });
 }
 
 export function testOutcome(overrides: Partial<Outcome> = {}): Outcome {

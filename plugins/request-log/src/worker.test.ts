@@ -6,7 +6,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { asc, eq, type Database } from '@gateway/sdk';
 import { createDatabase, databaseThreads } from '@gateway/db';
-import { DIALECTS, testLogger, useTestDatabase } from '@gateway/db/testing';
+import { DIALECTS, useTestDatabase } from '@gateway/db/testing';
+import { testLogger } from '@gateway/sdk/testing';
 import { LogQueue, type LogQueueOptions } from './queue.ts';
 import { requestLogMigrations, requestLogs } from './table.ts';
 import { testEntry } from './test-request.ts';

@@ -5,33 +5,15 @@ import {
   GatewayError,
   type GatewayConfig,
   type GatewayRequest,
-  type JsonObject,
   type PluginApi,
   type Strategy,
   type StrategyContext,
 } from '@gateway/sdk';
+import { buildGatewayRequest } from '@gateway/sdk/testing';
 import plugin, { conditional, fallback, loadbalance, single } from './index.ts';
 
 function request(overrides: Partial<GatewayRequest> = {}): GatewayRequest {
-  const body: JsonObject = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
-  return {
-    traceId: 't',
-    endpoint: 'chatComplete',
-    method: 'POST',
-    path: '/chat/completions',
-    search: '',
-    headers: new Headers(),
-    body,
-    rawBody: undefined,
-    parsedBody: undefined,
-    metadata: {},
-    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: 'w', scopes: [], keyType: 'workspace-service', userId: null },
-    config: {},
-    signal: new AbortController().signal,
-    receivedAt: 0,
-    locals: {},
-    ...overrides,
-  };
+  return buildGatewayRequest({ body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }, receivedAt: 0, ...overrides });
 }
 
 function ctx(open: number[] = [], req = request()): StrategyContext {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import type { GatewayRequest, JsonObject } from '@gateway/sdk';
+import { buildGatewayRequest } from '@gateway/sdk/testing';
 import { matches, type Query, requestGetter } from './query.ts';
 
 const body: JsonObject = {
@@ -19,23 +20,7 @@ const body: JsonObject = {
 };
 
 function req(metadata: Record<string, string> = { tier: 'pro', region: 'eu', count: '7' }, path = '/chat/completions'): GatewayRequest {
-  return {
-    traceId: 't',
-    endpoint: 'chatComplete',
-    method: 'POST',
-    path,
-    search: '',
-    headers: new Headers(),
-    body,
-    rawBody: undefined,
-    parsedBody: undefined,
-    metadata,
-    caller: { apiKeyId: 'k', organisationId: 'o', workspaceId: 'w', scopes: [], keyType: 'workspace-service', userId: null },
-    config: {},
-    signal: new AbortController().signal,
-    receivedAt: 0,
-    locals: {},
-  };
+  return buildGatewayRequest({ path, body, rawBody: undefined, parsedBody: undefined, metadata, receivedAt: 0 });
 }
 
 const get = requestGetter(req());
