@@ -4,10 +4,10 @@
  * (service `database`) whose helpers take such a definition, so plugin code does not branch on the dialect.
  */
 import type { Database as BunSqliteClient } from 'bun:sqlite';
-import type { Pool } from 'mysql2/promise';
 import type { Column, SQL } from 'drizzle-orm';
 import type { BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite';
-import type { MySql2Database } from 'drizzle-orm/mysql2';
+// mysql2's Pool is named through drizzle's re-export, so that a plugin type-checks without mysql2 installed.
+import type { MySql2Client, MySql2Database } from 'drizzle-orm/mysql2';
 import {
   bigint as myBigint,
   boolean as myBoolean,
@@ -428,11 +428,14 @@ export interface SqliteDatabase extends DatabaseHelpers {
   table<T extends TableDefBase>(def: T): T['sqlite'];
 }
 
+/** mysql2's promise Pool (the client behind the MySQL database). */
+type MysqlPool = Extract<MySql2Client, { getConnection(): unknown }>;
+
 export interface MysqlDatabase extends DatabaseHelpers {
   readonly dialect: 'mysql';
-  readonly db: MySql2Database & { $client: Pool };
+  readonly db: MySql2Database & { $client: MysqlPool };
   /** The reader replica (DB_READER_*), or `db`. */
-  readonly reader: MySql2Database & { $client: Pool };
+  readonly reader: MySql2Database & { $client: MysqlPool };
   table<T extends TableDefBase>(def: T): T['mysql'];
 }
 
