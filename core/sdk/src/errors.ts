@@ -29,6 +29,13 @@ export interface GatewayErrorInit {
   cause?: unknown;
 }
 
+/**
+ * Marks a GatewayError of any copy of this package. A plugin installed with its own copy of the SDK throws errors of
+ * that copy's class, which `instanceof` on the host's class would not recognise (and the host would answer 500):
+ * the gateway recognises them by this registry-wide symbol instead, so they keep their status, code and exposure.
+ */
+const GATEWAY_ERROR = Symbol.for('gateway.error');
+
 export class GatewayError extends Error {
   readonly code: string;
   readonly status: number;
@@ -72,13 +79,22 @@ export class GatewayError extends Error {
     });
   }
 
+  /** A GatewayError of this or any other copy of the SDK (the brand, not the prototype chain). */
   static is(value: unknown): value is GatewayError {
-    return value instanceof GatewayError;
+    return typeof value === 'object' && value !== null && (value as { [GATEWAY_ERROR]?: unknown })[GATEWAY_ERROR] === true;
+  }
+
+  /**
+   * `error instanceof GatewayError` is the brand check too, so that code on either side of two copies (the host
+   * reading a plugin's error, a plugin reading the host's) agrees. Subclasses keep the ordinary prototype check.
+   */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return this === GatewayError ? GatewayError.is(value) : Function.prototype[Symbol.hasInstance].call(this, value);
   }
 
   /** Wraps anything thrown into a GatewayError, keeping plugin and phase for the log. */
   static from(value: unknown, where?: { plugin?: string; phase?: string }): GatewayError {
-    if (value instanceof GatewayError) {
+    if (GatewayError.is(value)) {
       if (where?.plugin && !value.plugin) value.plugin = where.plugin;
       if (where?.phase && !value.phase) value.phase = where.phase;
       return value;
@@ -96,6 +112,9 @@ export class GatewayError extends Error {
     });
   }
 }
+// The brand, on the prototype: every instance of every copy (and of subclasses) carries it. Not part of the type, so
+// the classes of two copies stay interchangeable for the type checker.
+Object.defineProperty(GatewayError.prototype, GATEWAY_ERROR, { value: true });
 
 /** The error catalogue: every code the gateway itself produces. Documented in docs/errors.md. */
 export const Errors = {
