@@ -11,7 +11,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { discoverPlugins } from '@gateway/loader';
-import { GatewayError, Services } from '@gateway/sdk';
+import { GatewayError } from '@gateway/sdk';
 import type { Gateway } from '@gateway/server';
 import { ROOT } from '../helpers/gateway-process.ts';
 import { startInProcessGateway, TEST_ADMIN_KEY } from '../helpers/in-process.ts';
@@ -229,12 +229,29 @@ describe('the provider with its own credential fields (parrot-gateway-provider)'
     expect(resting).toMatchObject({ status: 503, message: 'the parrot is resting' });
   }, 30_000);
 
-  test('its token is a secret and its account a destination: declared on the loaded adapter', () => {
-    // Log redaction, the pinning of stored targets and the integrations' masking read these declarations.
-    const adapter = gw.service(Services.providerAdapters).get('parrot');
-    expect(adapter?.targetFields?.secret).toEqual(['parrot_token']);
-    expect(adapter?.targetFields?.destination).toEqual(['parrot_account']);
-  });
+  test('an integration holds its fields with the token masked; a request cannot move the token to another account', async () => {
+    const workspaces = (await (await call('/workspaces')).json()) as { data: { id: string; slug: string }[] };
+    const created = await call('/integrations', {
+      body: {
+        name: 'Parrot',
+        slug: 'parrot-prod',
+        ai_provider_id: 'parrot',
+        configurations: { custom_host: upstream.url.origin, parrot_account: 'team-a', parrot_token: 'pt-secret-0001' },
+        workspaces: [{ id: workspaces.data.find((w) => w.slug === 'default')?.id, enabled: true }],
+      },
+    });
+    const integration = (await created.json()) as { id: string; configurations: Record<string, unknown> };
+    expect(created.status).toBe(201);
+    expect(integration.configurations).toEqual({ custom_host: upstream.url.origin, parrot_account: 'team-a', parrot_token: '****' });
+
+    // The account is a destination: the stored one wins over the request's, so the token goes where it was stored.
+    received.length = 0;
+    expect((await chat({ provider: '@parrot-prod', parrot_account: 'attacker' })).status).toBe(200);
+    expect(received.map((r) => [r.account, r.authorization])).toEqual([['team-a', 'Parrot pt-secret-0001']]);
+    // Moving the stored account with the masked token sent back does not keep the token.
+    const moved = await errorOf(await call(`/integrations/${integration.id}`, { method: 'PUT', body: { configurations: { ...integration.configurations, parrot_account: 'attacker' } } }));
+    expect(moved).toMatchObject({ status: 400, param: 'configurations.parrot_token' });
+  }, 30_000);
 });
 
 describe('the guardrail check (wordlist-gateway-guardrail)', () => {
