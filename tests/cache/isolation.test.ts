@@ -3,7 +3,7 @@
 // the same body, the same namespace. Simple and semantic mode, whole and streamed.
 
 import { beforeAll, beforeEach, describe, expect, test } from 'bun:test';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { useStack } from '../helpers/e2e-stack.ts';
 import { addWorkspaceKey, chat, RUN, SEMANTIC, SIMPLE, streamChat, T, unique, upstream, userChat } from './support.ts';
 

@@ -219,7 +219,7 @@ export const CASES: Case[] = [
   {
     feature: 'providerError',
     title: "a provider error keeps the provider's status and message, with provider set",
-    async run(client, server, raw) {
+    async run(client, _server, raw) {
       let caught: unknown;
       try {
         await client.chat.completions.create({ model: CONFORMANCE_ERROR_MODEL, messages: [{ role: 'user', content: 'Hi' }] });

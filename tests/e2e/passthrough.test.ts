@@ -4,7 +4,7 @@
 
 import { beforeEach, describe, expect, test } from 'bun:test';
 import { toFile } from 'openai';
-import { type RecordedRequest } from '../mocks/openai-server.ts';
+import type { RecordedRequest } from '../mocks/openai-server.ts';
 import { E2E_DIALECTS } from '../helpers/e2e-database.ts';
 import { useStack } from '../helpers/e2e-stack.ts';
 
@@ -149,7 +149,7 @@ describe.each(E2E_DIALECTS)('passthrough (%s)', (dialect) => {
       { event: 'thread.run.completed', data: { id: 'run_1', object: 'thread.run', status: 'completed' } },
     ];
     mock.setBehavior({ kind: 'stream', frames: events, chunkDelayMs: GAP });
-    const expected = events.map((e) => `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`).join('') + 'data: [DONE]\n\n';
+    const expected = `${events.map((e) => `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`).join('')}data: [DONE]\n\n`;
 
     const started = performance.now();
     const res = await fetch(`${gw.url}/v1/threads/thread_1/runs?include=step`, {

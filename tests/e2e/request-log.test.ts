@@ -4,7 +4,8 @@
 // `request_logs` row per call with its details, and no secret anywhere (rows, other tables, process output).
 
 import { describe, expect, test } from 'bun:test';
-import OpenAI, { APIError, toFile } from 'openai';
+import type OpenAI from 'openai';
+import { APIError, toFile } from 'openai';
 import { E2E_DIALECTS, jsonColumn, type Row, rowsText } from '../helpers/e2e-database.ts';
 import { useStack } from '../helpers/e2e-stack.ts';
 

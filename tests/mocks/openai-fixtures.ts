@@ -189,7 +189,7 @@ export class IdSource {
   next(prefix: string, length: number): string {
     this.n += 1;
     const digits = String(this.n);
-    return prefix + 'mock' + digits.padStart(Math.max(digits.length, length - 4), '0');
+    return `${prefix}mock${digits.padStart(Math.max(digits.length, length - 4), '0')}`;
   }
   requestId(): string {
     return this.next('req_', 32);

@@ -305,7 +305,7 @@ export function createApi(opts: ApiOptions) {
       if (key !== apiKey) return err(fx.errors.invalidKey(key));
     }
     const invalid = () => err(fx.errors.invalidUrl(method, url.pathname));
-    if (basePath && url.pathname !== basePath && !url.pathname.startsWith(basePath + '/')) return invalid();
+    if (basePath && url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`)) return invalid();
     const rest = url.pathname.slice(basePath.length).replace(/\/+$/, '') || '/';
     let seg: string[];
     try {

@@ -190,7 +190,7 @@ export async function startOpenAIMock(opts: OpenAIMockOptions = {}): Promise<Ope
     }
     // The API pretty-prints its JSON: two spaces for results, four (and a newline) for errors.
     const isError = reply.status >= 400 && isObj(reply.body) && 'error' in reply.body;
-    const text = isError ? JSON.stringify(reply.body, null, 4) + '\n' : JSON.stringify(reply.body, null, 2);
+    const text = isError ? `${JSON.stringify(reply.body, null, 4)}\n` : JSON.stringify(reply.body, null, 2);
     return new Response(text, { status: reply.status, headers: { ...baseHeaders('application/json'), ...reply.headers } });
   }
 
@@ -266,7 +266,7 @@ export async function startOpenAIMock(opts: OpenAIMockOptions = {}): Promise<Ope
     },
     error(e) {
       const body = fx.errorBody({ message: `mock error: ${e instanceof Error ? e.message : String(e)}`, type: 'server_error' });
-      return new Response(JSON.stringify(body, null, 4) + '\n', { status: 500, headers: { 'content-type': 'application/json' } });
+      return new Response(`${JSON.stringify(body, null, 4)}\n`, { status: 500, headers: { 'content-type': 'application/json' } });
     },
   });
 

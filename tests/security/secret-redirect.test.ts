@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { E2E_DIALECTS } from '../helpers/e2e-database.ts';
-import { type Stack, uniqueSlug, useStack, workspaceWithKey } from '../stored-access/support.ts';
+import { uniqueSlug, useStack, workspaceWithKey } from '../stored-access/support.ts';
 
 type ErrorBody = { error: { message: string; type: string; code: string | null; param: string | null } };
 

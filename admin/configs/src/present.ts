@@ -1,7 +1,7 @@
 /** Saved configs as the API answers them: secrets masked (they are stored masked), times in ISO 8601. */
 import { iso } from '@gateway/admin-kit';
 import type { Json, Row } from '@gateway/sdk';
-import { savedConfigs, savedConfigVersions } from './tables.ts';
+import type { savedConfigs, savedConfigVersions } from './tables.ts';
 
 export type ConfigRow = Row<typeof savedConfigs>;
 export type VersionRow = Row<typeof savedConfigVersions>;

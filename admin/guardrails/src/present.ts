@@ -1,7 +1,7 @@
 /** A saved guardrail as the API answers it: secrets masked (they are stored masked), times in ISO 8601. */
 import { iso } from '@gateway/admin-kit';
 import type { Json, Row } from '@gateway/sdk';
-import { savedGuardrails } from './tables.ts';
+import type { savedGuardrails } from './tables.ts';
 
 export type GuardrailRow = Row<typeof savedGuardrails>;
 

@@ -4,7 +4,7 @@
  * them briefly). A workspace without access gets a 403; a name nobody in the organisation uses is unknown (the
  * server answers its unknown-provider / unknown-virtual-key 400).
  */
-import { type Caller, Errors, GatewayError, type Json, type TargetConfig } from '@gateway/sdk';
+import { type Caller, Errors, type GatewayError, type Json, type TargetConfig } from '@gateway/sdk';
 import { type SecretMapping, type SecretResolver, setPath } from '@gateway/admin-kit';
 import { type AuthMode, type Credentials, toTarget } from './credentials.ts';
 import { type IntegrationEntry, key, type StoredSet } from './stored-set.ts';

@@ -6,10 +6,8 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Errors } from '@gateway/sdk';
 
-export interface BodyValidator<T extends TSchema> {
-  /** The body as the schema's type, or a 400 listing every violation. */
-  (body: unknown): Static<T>;
-}
+/** The body as the schema's type, or a 400 listing every violation. */
+export type BodyValidator<T extends TSchema> = (body: unknown) => Static<T>;
 
 function where(path: string): string {
   return path === '' ? 'body' : `body${path.replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.')}`;

@@ -349,7 +349,7 @@ describe('cross-field rules', () => {
       'targets[1].bogus: unknown property',
       'strategy.conditions: required when mode is conditional',
       'strategy.default: required when mode is conditional',
-      'targets[1]: must contain at least one of these property sets: ' + SETS_LIST,
+      `targets[1]: must contain at least one of these property sets: ${SETS_LIST}`,
       'targets[1].api_key: required when provider is given without custom_host (or use virtual_key, Authorization or cloud credentials)',
     ]);
   });

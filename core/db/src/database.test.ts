@@ -48,7 +48,7 @@ for (const dialect of DIALECTS) {
         {
           owner_id: 'o1',
           name: 'alpha',
-          body: 'x'.repeat(100_000) + ' 🚀 é',
+          body: `${'x'.repeat(100_000)} 🚀 é`,
           count: 7,
           big: 2 ** 52 + 1,
           enabled: false,
@@ -64,7 +64,7 @@ for (const dialect of DIALECTS) {
       const alpha = await db().findOne(things, 'name', 'alpha');
       expect(alpha).toBeDefined();
       expect(alpha!.id).toMatch(/^[0-9a-f-]{36}$/);
-      expect(alpha!.body).toBe('x'.repeat(100_000) + ' 🚀 é');
+      expect(alpha!.body).toBe(`${'x'.repeat(100_000)} 🚀 é`);
       expect(alpha!.count).toBe(7);
       expect(alpha!.big).toBe(2 ** 52 + 1);
       expect(alpha!.enabled).toBe(false);

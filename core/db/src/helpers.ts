@@ -73,7 +73,7 @@ function sqliteInsert(client: SqliteClient, table: string, names: string[], igno
 }
 
 /** A row value as the driver stores it, defaults applied the way the drizzle table would apply them. */
-function driverValue(dialect: 'sqlite' | 'mysql', spec: ColumnSpec, value: unknown): unknown {
+function driverValue(spec: ColumnSpec, value: unknown): unknown {
   let v = value;
   if (v === undefined) v = spec.options.defaultFn ? spec.options.defaultFn() : (spec.options.defaultValue ?? null);
   if (v === null || v === undefined) return null;
@@ -107,7 +107,7 @@ export function createHelpers(d: Drizzles): Helpers {
     // builder cost ~50 µs a row, the prepared statement ~2 µs.
     const names = Object.keys(def.columns);
     const specs = names.map((name) => def.columns[name] as ColumnSpec);
-    const values = (row: Loose) => specs.map((spec, i) => driverValue(d.dialect, spec, row[names[i] as string]));
+    const values = (row: Loose) => specs.map((spec, i) => driverValue(spec, row[names[i] as string]));
     if (d.dialect === 'sqlite') {
       const statement = sqliteInsert(d.db.$client, def.name, names, options.ignoreDuplicates === true);
       let inserted = 0;

@@ -25,7 +25,7 @@ export interface TestDatabase {
 }
 
 async function mysqlAdmin<T>(fn: (conn: Awaited<ReturnType<typeof createConnection>>) => Promise<T>): Promise<T> {
-  let conn;
+  let conn: Awaited<ReturnType<typeof createConnection>> | undefined;
   try {
     conn = await createConnection({ uri: MYSQL_URL, connectTimeout: 5_000 });
   } catch (err) {

@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import type { Database, DatabaseConnection, DatabaseThreads } from '@gateway/sdk';
 import { createDatabase } from './database.ts';
-import { DEFAULT_DATABASE_URL, parseDatabaseUrl, readerFromEnv } from './url.ts';
+import { DEFAULT_DATABASE_URL, type DatabaseTarget, parseDatabaseUrl, readerFromEnv } from './url.ts';
 
 const isMemoryUrl = (url: string): boolean => url.startsWith('sqlite:') && url.includes(':memory:');
 
@@ -18,7 +18,7 @@ function mysqlConfig(database: Database): { host?: string; port?: number; databa
 
 function mismatch({ url }: DatabaseConnection, database: Database): string | undefined {
   if (isMemoryUrl(url)) return 'an in-memory database cannot be shared with another thread';
-  let target;
+  let target: DatabaseTarget;
   try {
     target = parseDatabaseUrl(url);
   } catch (err) {

@@ -75,7 +75,6 @@ export class ClientGoneError extends GatewayError {
   }
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 /** How long an attempt runs before it starts listening for the client going away. */
 const CLIENT_WATCH_AFTER_MS = 20;
 

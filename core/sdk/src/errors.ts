@@ -89,6 +89,7 @@ export class GatewayError extends Error {
    * reading a plugin's error, a plugin reading the host's) agrees. Subclasses keep the ordinary prototype check.
    */
   static [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class asked about, GatewayError or a subclass of it.
     return this === GatewayError ? GatewayError.is(value) : Function.prototype[Symbol.hasInstance].call(this, value);
   }
 

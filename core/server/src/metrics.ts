@@ -27,7 +27,7 @@ interface Series {
   upstream: Histogram;
 }
 
-const escape = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+const escapeLabel = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 
 export class Metrics {
   private readonly requests = new Map<string, { labels: string; count: number }>();
@@ -46,14 +46,14 @@ export class Metrics {
     if (!series) {
       series = {
         byStatus: new Map(),
-        latency: this.histogram(this.latency, `${endpoint}|${p}`, () => `endpoint="${escape(endpoint)}",provider="${escape(p)}"`),
-        upstream: this.histogram(this.upstream, p, () => `provider="${escape(p)}"`),
+        latency: this.histogram(this.latency, `${endpoint}|${p}`, () => `endpoint="${escapeLabel(endpoint)}",provider="${escapeLabel(p)}"`),
+        upstream: this.histogram(this.upstream, p, () => `provider="${escapeLabel(p)}"`),
       };
       byProvider.set(p, series);
     }
     let counter = series.byStatus.get(status);
     if (!counter) {
-      counter = { labels: `endpoint="${escape(endpoint)}",provider="${escape(p)}",status="${status}"`, count: 0 };
+      counter = { labels: `endpoint="${escapeLabel(endpoint)}",provider="${escapeLabel(p)}",status="${status}"`, count: 0 };
       series.byStatus.set(status, counter);
       this.requests.set(`${endpoint}|${p}|${status}`, counter);
     }

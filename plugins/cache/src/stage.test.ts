@@ -110,7 +110,7 @@ describe('the cache stage', () => {
     expect(calls()).toBe(2);
     const ok = await ask(simple, body, () => streamed([chunk('Hel'), chunk('lo', 'stop'), 'data: [DONE]\n\n']));
     expect(ok.status).toBe('MISS');
-    expect(ok.text).toBe(chunk('Hel') + chunk('lo', 'stop') + 'data: [DONE]\n\n'); // passed on unchanged
+    expect(ok.text).toBe(`${chunk('Hel') + chunk('lo', 'stop')}data: [DONE]\n\n`); // passed on unchanged
     const hit = await ask(simple, body);
     expect(hit.status).toBe('HIT');
     expect(hit.text).toContain('"content":"Hello"');

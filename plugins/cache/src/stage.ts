@@ -17,7 +17,6 @@ import type {
   GatewayRequest,
   JsonObject,
   Logger,
-  SettledBody,
 } from '@gateway/sdk';
 import { WholeAnswer } from '@gateway/sdk';
 import { decodeEntry, type Entry, type EntryKind, encodeEntry, entryKind } from './entry.ts';

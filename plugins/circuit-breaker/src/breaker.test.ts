@@ -29,7 +29,7 @@ function result(status: number, code?: string): AttemptResult {
     : status >= 400
       ? Errors.provider('p', status, 'x')
       : undefined;
-  return { response: new Response(null, { status: status < 200 ? 200 : status }), status, providerId: 'p', error, settled: Promise.resolve({ body: undefined }) };
+  return { response: new Response(null, { status: Math.max(status, 200) }), status, providerId: 'p', error, settled: Promise.resolve({ body: undefined }) };
 }
 
 /** A breaker with a controllable clock over a config whose first target has a circuit breaker. */

@@ -1,4 +1,4 @@
-import { type Static, type TObject } from '@sinclair/typebox';
+import type { Static, TObject } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 

@@ -78,9 +78,9 @@ describe('mapTexts', () => {
   });
 
   test('prompt / input arrays and outputs', () => {
-    expect(mapTexts(input({ prompt: ['a', 'b'] }), (t) => t + '!').body).toEqual({ prompt: ['a!', 'b!'] });
-    expect(mapTexts(input({ input: 'e' }), (t) => t + '!').body).toEqual({ input: 'e!' });
-    const out = mapTexts(output({ choices: [{ message: { role: 'assistant', content: 'a' } }, { text: 'b' }] }), (t) => t + '!');
+    expect(mapTexts(input({ prompt: ['a', 'b'] }), (t) => `${t}!`).body).toEqual({ prompt: ['a!', 'b!'] });
+    expect(mapTexts(input({ input: 'e' }), (t) => `${t}!`).body).toEqual({ input: 'e!' });
+    const out = mapTexts(output({ choices: [{ message: { role: 'assistant', content: 'a' } }, { text: 'b' }] }), (t) => `${t}!`);
     expect(out.body).toEqual({ choices: [{ message: { role: 'assistant', content: 'a!' } }, { text: 'b!' }] });
     expect(mapTexts({ request: testRequest(), phase: 'output' }, (t) => t).body).toBeUndefined();
   });

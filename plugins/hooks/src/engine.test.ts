@@ -454,7 +454,7 @@ describe('output hooks on streams', () => {
     const engine2 = createHookEngine({ checks: () => (id) => checks.get(id) });
     const req = testRequest(cfg({ output_guardrails: [{ 'test.capture': {} }] }), { ...chatBody(), stream: true });
     const out = (await runOutput(engine2, req, sse(events))) as Response;
-    expect(await out.text()).toBe(events.slice(0, 3).join('') + 'data: [DONE]\n\n');
+    expect(await out.text()).toBe(`${events.slice(0, 3).join('')}data: [DONE]\n\n`);
     expect(seen).toEqual({
       id: 'c',
       object: 'chat.completion',

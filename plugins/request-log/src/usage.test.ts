@@ -64,7 +64,7 @@ describe('extractUsage', () => {
       longest = Math.max(longest, text.length);
       return parse(text, reviver);
     }) as typeof JSON.parse;
-    let result;
+    let result: ReturnType<typeof extractUsage>;
     try {
       result = extractUsage(body);
     } finally {

@@ -273,7 +273,10 @@ export class WorkerWriter implements BatchWriter {
   /** Writes what is left of a job with the fallback writer (on the main thread). */
   private handOver(job: Job): void {
     const rest = job.batch.filter((_, i) => i >= job.next && !job.bad.has(i));
-    if (rest.length === 0) return job.resolve();
+    if (rest.length === 0) {
+      job.resolve();
+      return;
+    }
     this.fallback.write(rest, job.emit).then(job.resolve, (err: unknown) => {
       job.emit({ kind: 'lost', error: reason(err), dropped: rest.length });
       job.resolve();

@@ -96,7 +96,7 @@ function convert(schema: Json | undefined, root: JsonObject, depth: number): Jso
   if (typeof s.format === 'string' && type && FORMATS[type]?.has(s.format)) out.format = s.format;
 
   const enumValues = Array.isArray(s.enum) ? s.enum : s.const !== undefined ? [s.const] : undefined;
-  if (enumValues && enumValues.every((v) => typeof v === 'string')) {
+  if (enumValues?.every((v) => typeof v === 'string')) {
     out.enum = enumValues;
     if (!out.type) out.type = 'string';
   }

@@ -45,7 +45,6 @@ export interface AwsSecretsManagerMock {
 }
 
 const suffix = () => Math.random().toString(36).slice(2, 8).padEnd(6, 'x');
-const random = (n: number, alphabet: string) => Array.from({ length: n }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join('');
 
 function jsonError(status: number, type: string, message: string): Response {
   return new Response(JSON.stringify({ __type: type, message }), {

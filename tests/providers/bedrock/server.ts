@@ -342,7 +342,7 @@ function rawEvent(eventType: string, payload: string): Uint8Array {
 function invoke(body: Obj, model: string): Response {
   if (/^amazon\.titan-embed/.test(model)) {
     onlyKeys(body, new Set(['inputText', 'dimensions', 'normalize', 'embeddingTypes']), '');
-    if (typeof body.inputText !== 'string' || !body.inputText) invalid('Malformed input request: #/inputText: expected type: String, found: ' + (Array.isArray(body.inputText) ? 'JSONArray' : typeof body.inputText));
+    if (typeof body.inputText !== 'string' || !body.inputText) invalid(`Malformed input request: #/inputText: expected type: String, found: ${Array.isArray(body.inputText) ? 'JSONArray' : typeof body.inputText}`);
     if (body.dimensions !== undefined) {
       if (!/^amazon\.titan-embed-text-v2/.test(model)) invalid('Malformed input request: #: extraneous key [dimensions] is not permitted');
       if (![256, 512, 1024].includes(body.dimensions as number)) invalid('Malformed input request: #/dimensions: must be one of 256, 512, 1024');

@@ -99,7 +99,7 @@ export function relayStream(
             return finish({ complete: true, clientAborted: false });
           }
           const bytes = opts.processor.push(result.value);
-          if (bytes && bytes.byteLength) {
+          if (bytes?.byteLength) {
             capture.add(bytes);
             controller.enqueue(bytes);
             return;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { input, output } from '../testing.ts';
+import { input, } from '../testing.ts';
 import { characterCount } from './characterCount.ts';
 
 describe('default.characterCount', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { input, output } from '../testing.ts';
+import { output } from '../testing.ts';
 import { sentenceCount } from './sentenceCount.ts';
 
 describe('default.sentenceCount', () => {
