@@ -9,7 +9,8 @@ import { adminRequest, routeOf, statusOf, testCaller, testPrincipal } from '@gat
 import { identityMigrations, organisations, workspaces } from '@gateway/admin-identity';
 import { SecretBox } from '@gateway/admin-kit';
 import { workspaceFields } from '@gateway/admin-kit/testing';
-import { configValidator } from '@gateway/config';
+import { configValidator, useLoadedFields } from '@gateway/config';
+import { hookConfigFields } from '@gateway/plugin-hooks';
 import { DIALECTS, useTestDatabase } from '@gateway/db/testing';
 import { type AdminRoute, type Database, eq, type Role } from '@gateway/sdk';
 import { MemoryStateStore } from '@gateway/state';
@@ -19,6 +20,9 @@ import { configMigrations } from './tables.ts';
 
 const SECRET = 'sk-unit-provider-key-42';
 const box = new SecretBox('unit-test-encryption-key');
+
+// Guardrail entries are the hook engine's config fields: validated as a gateway loading it would (nothing else loaded).
+useLoadedFields({ providers: [], strategies: [], plugins: [{ plugin: '@gateway/plugin-hooks', fields: hookConfigFields }] });
 
 for (const dialect of DIALECTS) {
   describe(`config routes [${dialect}]`, () => {

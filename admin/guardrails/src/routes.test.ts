@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { identityMigrations, organisations, workspaces } from '@gateway/admin-identity';
 import { SecretBox } from '@gateway/admin-kit';
 import { workspaceFields } from '@gateway/admin-kit/testing';
-import { configValidator } from '@gateway/config';
+import { configValidator, useLoadedFields } from '@gateway/config';
+import { hookConfigFields } from '@gateway/plugin-hooks';
 import { DIALECTS, useTestDatabase } from '@gateway/db/testing';
 import type { AdminRoute, Database, Role } from '@gateway/sdk';
 import { MemoryStateStore } from '@gateway/state';
@@ -20,6 +21,9 @@ import { adminRequest, routeOf, statusOf, testCaller, testPrincipal } from './te
 
 const box = new SecretBox('unit-test-encryption-key');
 const entry = { deny: true, 'default.webhook': { webhookURL: 'https://hooks.example/check', headers: { authorization: 'Bearer unit-secret' } } };
+
+// Guardrail entries are the hook engine's config fields: validated as a gateway loading it would (nothing else loaded).
+useLoadedFields({ providers: [], strategies: [], plugins: [{ plugin: '@gateway/plugin-hooks', fields: hookConfigFields }] });
 
 for (const dialect of DIALECTS) {
   describe(`guardrail routes [${dialect}]`, () => {

@@ -21,14 +21,14 @@ import { Seam } from './seam.ts';
 export interface FieldSources {
   providers: Iterable<ProviderAdapter>;
   strategies: Iterable<Strategy>;
-  /** Top-level fields of plugins that are neither providers nor strategies, in load order. */
-  other?: Iterable<ConfigFieldSet>;
+  /** Top-level fields of other plugins (`PluginApi.configFields`: the cache, the circuit breaker, hooks), in load order. */
+  plugins?: Iterable<{ plugin: string; fields: ConfigFieldSet }>;
 }
 
 /** The rules that depend on what loaded, read by validate.ts and rules.ts. */
 export interface LoadedConfig {
   readonly compiled: TypeCheck<TSchema>;
-  /** SPEC.md's property sets: generic ones, then the plugins' (provider credential sets with `provider`). */
+  /** SPEC.md's property sets: generic ones with the plugins' placed among them, then the providers' credential sets. */
   readonly propertySets: readonly (readonly string[])[];
   /** Credential sets (without `provider`) that stand in for `api_key`. */
   readonly credentialSets: readonly (readonly string[])[];
@@ -36,6 +36,10 @@ export interface LoadedConfig {
   readonly headerBound: readonly string[];
   /** A mode's cross-field rules, by mode. */
   readonly strategyChecks: ReadonlyMap<string, NonNullable<StrategyFieldSet['check']>>;
+  /** Plugin fields a target takes from its parent (`ConfigFieldSet.inherited`), for the pipeline. */
+  readonly inherited: readonly string[];
+  /** Every field a loaded plugin declared (the generic ones are not in it). */
+  readonly declared: ReadonlySet<string>;
 }
 
 /** SPEC.md: "A config is valid only when at least one of these property sets is present" (the generic ones). */
@@ -44,15 +48,10 @@ const GENERIC_SETS: readonly (readonly string[])[] = [
   ['provider', 'custom_host'],
   ['virtual_key'],
   ['strategy', 'targets'],
-  ['cache'],
   ['retry'],
   ['prompt_id'],
   ['forward_headers'],
   ['request_timeout'],
-  ['after_request_hooks'],
-  ['before_request_hooks'],
-  ['input_guardrails'],
-  ['output_guardrails'],
   ['passthrough'],
   // Not in SPEC.md's list, but the same thing under another name: `Authorization` is the api key in bearer form,
   // and a `@slug` provider carries stored credentials the way a virtual key does (SPEC.md recommends slugs).
@@ -71,18 +70,45 @@ function merge(into: Record<string, TSchema>, fields: TProperties, owner: string
   }
 }
 
+const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((f, i) => f === b[i]);
 const pushNew = (list: (readonly string[])[], set: readonly string[]) => {
-  if (!list.some((s) => s.length === set.length && s.every((f, i) => f === set[i]))) list.push(set);
+  if (!list.some((s) => sameSet(s, set))) list.push(set);
 };
+
+/**
+ * The generic property sets with each plugin's placed before the generic set it names (`propertySetsBefore`), in
+ * load order; sets that name none (or a set this core does not have) follow the generic ones.
+ */
+function placeSets(placed: readonly { sets: readonly (readonly string[])[]; before?: string }[]): (readonly string[])[] {
+  const before = new Map<string, (readonly string[])[]>();
+  const after: (readonly string[])[] = [];
+  const names = new Set(GENERIC_SETS.map((set) => set.join('+')));
+  for (const { sets, before: name } of placed) {
+    let into = after;
+    if (name !== undefined && names.has(name)) {
+      into = before.get(name) ?? [];
+      before.set(name, into);
+    }
+    for (const set of sets) pushNew(into, set);
+  }
+  const out: (readonly string[])[] = [];
+  for (const set of GENERIC_SETS) {
+    for (const own of before.get(set.join('+')) ?? []) pushNew(out, own);
+    pushNew(out, set);
+  }
+  for (const own of after) pushNew(out, own);
+  return out;
+}
 
 /** Assembles and compiles the config schema and rules for what loaded; throws (naming the plugin) on a conflict. */
 export function assembleConfig(sources: FieldSources): LoadedConfig {
   const fields: Record<string, TSchema> = {};
   const strategyFields: Record<string, TSchema> = {};
   const modes: string[] = [];
-  const propertySets: (readonly string[])[] = [...GENERIC_SETS];
+  const placed: { sets: readonly (readonly string[])[]; before?: string }[] = [];
   const credentialSets: (readonly string[])[] = [];
   const headerBound = new Set(GENERIC_HEADER_BOUND);
+  const inherited = new Set<string>();
   const strategyChecks = new Map<string, NonNullable<StrategyFieldSet['check']>>();
   const seen = new Set<ConfigFieldSet>();
 
@@ -90,15 +116,17 @@ export function assembleConfig(sources: FieldSources): LoadedConfig {
     if (seen.has(set)) return; // one declaration shared by several adapters (a provider family)
     seen.add(set);
     merge(fields, set.fields, owner, GENERIC_CONFIG_FIELDS);
-    for (const s of set.credentialSets ?? []) {
-      pushNew(credentialSets, s);
-      pushNew(propertySets, ['provider', ...s]);
+    for (const name of set.inherited ?? []) {
+      if (!Object.hasOwn(set.fields, name)) throw new Error(`${owner} declares config field "${name}" inherited but not among its fields`);
+      inherited.add(name);
     }
-    for (const s of set.propertySets ?? []) pushNew(propertySets, s);
+    if (set.propertySets?.length) placed.push({ sets: set.propertySets, before: set.propertySetsBefore });
+    for (const s of set.credentialSets ?? []) pushNew(credentialSets, s);
     for (const f of set.headerBound ?? []) headerBound.add(f);
   };
+  // Stage plugins' fields before the providers': the order the schema reports violations in (as when they were generic).
+  for (const { plugin, fields: set } of sources.plugins ?? []) add(set, `plugin ${plugin}`);
   for (const adapter of sources.providers) if (adapter.targetFields) add(adapter.targetFields, `provider ${adapter.id}`);
-  for (const set of sources.other ?? []) add(set, 'a plugin');
   for (const strategy of sources.strategies) {
     modes.push(strategy.mode);
     const own = strategy.strategyFields;
@@ -107,12 +135,16 @@ export function assembleConfig(sources: FieldSources): LoadedConfig {
     if (own.check) strategyChecks.set(strategy.mode, own.check);
   }
 
+  const propertySets = placeSets(placed);
+  for (const s of credentialSets) pushNew(propertySets, ['provider', ...s]);
   return {
     compiled: TypeCompiler.Compile(configSchema({ modes, strategyFields, fields })),
     propertySets,
     credentialSets,
     headerBound: [...headerBound],
     strategyChecks,
+    inherited: [...inherited],
+    declared: new Set(Object.keys(fields)),
   };
 }
 

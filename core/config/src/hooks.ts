@@ -7,6 +7,7 @@
  */
 import { Seam } from './seam.ts';
 import { GUARDRAIL_POLICY_KEYS, type GuardrailCheck, type GuardrailScope, type SavedGuardrailResolver } from '@gateway/sdk';
+import { loadedConfig } from './fields.ts';
 import { clearConfigCache } from './parse.ts';
 import { formatPath, type PathSegment } from './path.ts';
 
@@ -49,6 +50,8 @@ export function hookViolations(config: unknown, scope?: GuardrailScope): string[
   const lookup = checkLookup.current;
   const resolveSaved = savedGuardrails.current;
   if (!lookup || !isObj(config)) return [];
+  // The lists are the hook engine's fields: without it loaded, the schema refuses them as unknown, and that is all.
+  const { declared } = loadedConfig();
   const out: string[] = [];
   const check = (id: unknown, parameters: unknown, at: PathSegment[], idAt: PathSegment[]) => {
     if (typeof id !== 'string') return; // the schema reports it
@@ -81,7 +84,7 @@ export function hookViolations(config: unknown, scope?: GuardrailScope): string[
 
   for (const key of ['before_request_hooks', 'after_request_hooks'] as const) {
     const hooks = config[key];
-    if (!Array.isArray(hooks)) continue;
+    if (!Array.isArray(hooks) || !declared.has(key)) continue;
     hooks.forEach((hook, i) => {
       if (!isObj(hook) || !Array.isArray(hook.checks)) return;
       hook.checks.forEach((c, j) => {
@@ -91,7 +94,7 @@ export function hookViolations(config: unknown, scope?: GuardrailScope): string[
   }
   for (const key of ['input_guardrails', 'output_guardrails'] as const) {
     const entries = config[key];
-    if (!Array.isArray(entries)) continue;
+    if (!Array.isArray(entries) || !declared.has(key)) continue;
     entries.forEach((entry, i) => {
       let object: unknown = entry;
       if (typeof entry === 'string') {
@@ -121,6 +124,7 @@ export function hookViolations(config: unknown, scope?: GuardrailScope): string[
   }
   for (const key of ['before_request_hooks', 'after_request_hooks', 'input_guardrails', 'output_guardrails'] as const) {
     if (!Array.isArray(config.targets)) break;
+    if (!declared.has(key)) continue;
     config.targets.forEach((target, i) => nestedHooks(target, ['targets', i], key, out));
   }
   return out;

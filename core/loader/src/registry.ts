@@ -1,5 +1,6 @@
 import {
   type AdminRoute,
+  type ConfigFieldSet,
   type GuardrailCheck,
   type Logger,
   type PluginApi,
@@ -37,6 +38,9 @@ export class Registry {
   private settingUp = true;
   /** Which plugin registered each provider, for the start-up listing. */
   readonly owners = new Map<string, string>();
+
+  /** Top-level config fields declared by plugins (`api.configFields`), in load order, with the declaring plugin. */
+  readonly configFields: { plugin: string; fields: ConfigFieldSet }[] = [];
 
   /** In registration order; the pipeline puts them in running order (`orderStages`) once every plugin is set up. */
   readonly stages: Stage[] = [];
@@ -92,6 +96,7 @@ export class Registry {
     const closers = this.closers.length;
     const readyHooks = this.readyHooks.length;
     const stages = this.stages.length;
+    const configFields = this.configFields.length;
     return () => {
       for (const [live, saved] of maps) {
         const target = live as Map<string, unknown>;
@@ -102,6 +107,7 @@ export class Registry {
       this.closers.length = closers;
       this.readyHooks.length = readyHooks;
       this.stages.length = stages;
+      this.configFields.length = configFields;
     };
   }
 
@@ -133,6 +139,11 @@ export class Registry {
       strategy: (strategy) => void registry.strategies.set(strategy.mode, strategy),
       guardrail: (check) => void registry.guardrails.set(check.id, check),
       route: (route) => void registry.routes.push({ plugin: name, route }),
+      configFields(fields): void {
+        // The config schema is assembled once, from the fields declared in setup.
+        if (!registry.settingUp) throw new Error(`plugin ${name} declares config fields after setup; fields are declared in setup`);
+        registry.configFields.push({ plugin: name, fields });
+      },
       onReady: (fn) => void registry.readyHooks.push({ plugin: name, fn }),
       onClose: (fn) => void registry.closers.push(fn),
     };

@@ -14,7 +14,7 @@ import {
   type TargetConfig,
 } from '@gateway/sdk';
 import { type CallOptions, ClientGoneError, callProvider } from './call.ts';
-import { effectiveTargets } from './inherit.ts';
+import { GENERIC_INHERITANCE, type Inheritance } from './inherit.ts';
 import { applyParamRules } from './params.ts';
 import { backoffMs, RETRY_AFTER_CAP_MS, retryPolicy, sleep } from './retry.ts';
 
@@ -32,6 +32,8 @@ export interface EngineDeps {
   resolveProvider(target: TargetConfig, req: GatewayRequest): ResolvedTarget | Promise<ResolvedTarget>;
   /** Whether a target may be tried now (circuit breaker); defaults to always. */
   isAvailable?(req: GatewayRequest, index: string, target: TargetConfig): boolean;
+  /** What a target takes from its parent (the loaded plugins' inherited fields); default: the generic settings. */
+  inheritance?: Inheritance;
 }
 
 export interface RoutedResult extends AttemptResult {
@@ -130,7 +132,7 @@ export async function route(req: GatewayRequest, node: GatewayConfig, index: str
   if (!node.strategy || !node.targets?.length) return runLeaf(req, node, index, deps, log);
   const strategy = deps.strategies.get(node.strategy.mode);
   if (!strategy) throw Errors.badRequest(`No strategy handles mode "${node.strategy.mode}"`, 'strategy.mode');
-  const children = effectiveTargets(node);
+  const children = (deps.inheritance ?? GENERIC_INHERITANCE).targets(node);
   const paths = childPaths(node, index);
   const ctx: StrategyContext = {
     request: req,

@@ -4,6 +4,6 @@ export { route, type EngineDeps, type ResolvedTarget, type RoutedResult } from '
 export { callProvider, ClientGoneError, type CallOptions } from './call.ts';
 export { HostGuard, isPrivateAddress, type Connector, type HostGuardOptions, type Resolver, type Route } from './host-guard.ts';
 export { applyParamRules } from './params.ts';
-export { inherit, effectiveTargets } from './inherit.ts';
+export { GENERIC_INHERITANCE, Inheritance } from './inherit.ts';
 export { createDecoder, type FrameDecoder } from './streams/decoders.ts';
 export { isForwardable } from './headers.ts';

@@ -1,6 +1,11 @@
 import { describe, expect, test } from 'bun:test';
 import type { GatewayConfig } from '@gateway/sdk';
-import { effectiveTargets, inherit } from './inherit.ts';
+import { GENERIC_INHERITANCE, Inheritance } from './inherit.ts';
+
+// The cache's and the circuit breaker's fields, declared inherited by their plugins (`ConfigFieldSet.inherited`).
+const withPlugins = new Inheritance(['cache', 'cb_config']);
+const inherit = (parent: GatewayConfig, child: GatewayConfig) => withPlugins.inherit(parent, child);
+const effectiveTargets = (node: GatewayConfig) => withPlugins.targets(node);
 
 describe('inherit', () => {
   test('a child takes the parent settings it does not set itself', () => {
@@ -16,6 +21,13 @@ describe('inherit', () => {
     };
     const child = inherit(parent, { provider: 'openai', api_key: 'k' });
     expect(child).toEqual({ ...parent, provider: 'openai', api_key: 'k' });
+  });
+
+  test('a plugin field is inherited only when a loaded plugin declares it so', () => {
+    const parent: GatewayConfig = { cache: { mode: 'simple' }, cb_config: { failure_threshold: 3, cooldown_interval: 30000 }, retry: { attempts: 1 } };
+    expect(GENERIC_INHERITANCE.inherit(parent, { provider: 'p' })).toEqual({ provider: 'p', retry: { attempts: 1 } });
+    expect(new Inheritance(['cache']).inherit(parent, { provider: 'p' })).toEqual({ provider: 'p', retry: { attempts: 1 }, cache: { mode: 'simple' } });
+    expect(new Inheritance(['acme_region']).inherit({ acme_region: 'north' } as GatewayConfig, { provider: 'p' })).toEqual({ provider: 'p', acme_region: 'north' } as GatewayConfig);
   });
 
   test('the child wins wherever it sets a value', () => {

@@ -2,7 +2,9 @@
  * Config fields a plugin brings (issue #14): the routing config is assembled at start-up from the generic fields of
  * config.ts and the fields each loaded plugin declares here. A provider declares its target fields on its adapter
  * (`ProviderAdapter.targetFields`), a strategy the fields of the `strategy` object it reads
- * (`Strategy.strategyFields`). From the same
+ * (`Strategy.strategyFields`), any other plugin (a stage) the top-level fields it reads (`PluginApi.configFields`:
+ * the response cache's `cache`, the circuit breaker's `cb_config`, the hook engine's hook and guardrail lists). From
+ * the same
  * declarations come the closed config schema (compiled once), the integrations' `configurations` schema (derived
  * from the loaded adapters, service `providerAdapters`), which values are masked, sealed and redacted in logs, and
  * which decide where a stored secret may be sent.
@@ -44,6 +46,16 @@ export interface ConfigFieldSet {
   readonly credentialSets?: readonly (readonly string[])[];
   /** Field sets that make a config valid on their own (SPEC.md's property sets), e.g. `[['cache']]`. */
   readonly propertySets?: readonly (readonly string[])[];
+  /**
+   * Where `propertySets` are listed in an invalid config's message: before the generic set of this name (`'retry'`,
+   * `'provider+Authorization'`), so that SPEC.md's order holds; by default after the generic sets.
+   */
+  readonly propertySetsBefore?: string;
+  /**
+   * Fields a target takes from its parent config unless it sets its own (a cache or a circuit breaker set once on a
+   * fallback applies to each target under it). Read once at start-up; the pipeline applies them to every target.
+   */
+  readonly inherited?: readonly string[];
   /** String fields sent in an HTTP header (or signed into one): refused when they hold a character a header cannot. */
   readonly headerBound?: readonly string[];
 }
@@ -57,6 +69,7 @@ export interface TypedConfigFieldSet<P extends TProperties> extends ConfigFieldS
   readonly credentialSets?: readonly (readonly FieldName<P>[])[];
   readonly propertySets?: readonly (readonly FieldName<P>[])[];
   readonly headerBound?: readonly FieldName<P>[];
+  readonly inherited?: readonly FieldName<P>[];
 }
 
 /** One config rule's finding: a path below the config node that holds the field (`['strategy', 'default']`). */

@@ -1,7 +1,8 @@
 /**
  * The routing config (SPEC.md "Config object"): its generic fields as TypeBox schemas. The closed schema a config is
  * checked against is assembled at start-up (`configSchema`) from these and the fields of the loaded plugins
- * (config-fields.ts): a provider's credential fields, a strategy's fields. A target is itself a config, so one
+ * (config-fields.ts): a provider's credential fields, a strategy's fields, the cache's, the circuit breaker's and the
+ * hook engine's fields. A target is itself a config, so one
  * recursive schema serves both. Every object is closed (`additionalProperties: false`) except the places the spec
  * leaves free-form: payload params, check parameters, feedback metadata. Cross-field rules (property sets,
  * strategy/targets pairing, passthrough exclusivity…) live in `@gateway/config`.
@@ -27,57 +28,15 @@ export const ROUTING_LIMITS = {
   maxAttemptsPerRequest: 50,
 } as const;
 
-/** A JSON object whose contents the gateway does not constrain. */
-const FreeObject = Type.Record(Type.String(), Type.Unknown());
 /**
  * Statuses that trigger a retry, a fallback or a circuit failure: errors only. Retrying on a success would call the
  * provider again for an answer already given (and bill it); a redirect or an informational status is never final.
+ * Exported for plugins whose fields list statuses (the circuit breaker's `failure_status_codes`).
  */
-const StatusCodes = Type.Array(Type.Integer({ minimum: 400, maximum: 599 }), { maxItems: 200 });
+export const StatusCodes = Type.Array(Type.Integer({ minimum: 400, maximum: 599 }), { maxItems: 200 });
 
-const Feedback = Type.Object(
-  { value: opt(Type.Number()), weight: opt(Type.Number()), metadata: opt(FreeObject) },
-  closed,
-);
-/** on_fail / on_success; `deny` exists only where the spec allows it. */
-const Outcome = Type.Object({ feedback: opt(Feedback) }, closed);
-const OutcomeWithDeny = Type.Object({ feedback: opt(Feedback), deny: opt(Type.Boolean()) }, closed);
-
-const HookCheck = Type.Object({ id: Type.String(), parameters: FreeObject }, closed);
-const hookFields = { id: Type.String(), type: opt(Type.String()), checks: opt(Type.Array(HookCheck)) };
-const BeforeRequestHook = Type.Object(
-  { ...hookFields, on_fail: opt(OutcomeWithDeny), on_success: opt(OutcomeWithDeny) },
-  closed,
-);
-const AfterRequestHook = Type.Object(
-  { ...hookFields, async: opt(Type.Boolean()), on_fail: opt(Outcome), on_success: opt(Outcome) },
-  closed,
-);
-
-/** A guardrail entry: a saved guardrail id, or inline checks keyed by check id (each value = its parameters). */
-const guardrailEntry = <O extends TSchema>(outcome: O) =>
-  Type.Union([
-    Type.String(),
-    Type.Object(
-      {
-        id: opt(Type.String()),
-        deny: opt(Type.Boolean()),
-        async: opt(Type.Boolean()),
-        on_fail: opt(outcome),
-        on_success: opt(outcome),
-      },
-      { additionalProperties: FreeObject },
-    ),
-  ]);
-
-const Cache = Type.Object(
-  {
-    mode: Type.Union([Type.Literal('simple'), Type.Literal('semantic')]),
-    /** Seconds (INTERFACE.md). */
-    max_age: opt(Type.Integer({ minimum: 0 })),
-  },
-  closed,
-);
+/** A JSON object whose contents the gateway does not constrain (payload params; a plugin's free-form parameters). */
+export const FreeObject = Type.Record(Type.String(), Type.Unknown());
 
 const Retry = Type.Object(
   {
@@ -85,16 +44,6 @@ const Retry = Type.Object(
     attempts: Type.Integer({ minimum: 0, maximum: ROUTING_LIMITS.maxRetryAttempts }),
     on_status_codes: opt(StatusCodes),
     use_retry_after_headers: opt(Type.Boolean()),
-  },
-  closed,
-);
-
-const CircuitBreaker = Type.Object(
-  {
-    failure_threshold: Type.Number({ minimum: 1 }),
-    /** Milliseconds. */
-    cooldown_interval: Type.Number({ minimum: 30000 }),
-    failure_status_codes: opt(StatusCodes),
   },
   closed,
 );
@@ -132,19 +81,13 @@ const genericFields = (Self: TSchema, strategy: TSchema) => ({
   drop_params: opt(Type.Array(Type.String())),
   /** Milliseconds. */
   request_timeout: opt(Type.Integer({ minimum: 1 })),
-  cache: opt(Cache),
   retry: opt(Retry),
-  cb_config: opt(CircuitBreaker),
   weight: opt(Type.Number({ minimum: 0 })),
   on_status_codes: opt(StatusCodes),
   custom_host: Str(),
   passthrough: opt(Type.Boolean()),
   forward_headers: opt(Type.Array(Type.String())),
   Authorization: Str(),
-  before_request_hooks: opt(Type.Array(BeforeRequestHook)),
-  after_request_hooks: opt(Type.Array(AfterRequestHook)),
-  input_guardrails: opt(Type.Array(guardrailEntry(Outcome))),
-  output_guardrails: opt(Type.Array(guardrailEntry(OutcomeWithDeny))),
 });
 
 /** What the loaded plugins add to the config (config-fields.ts), merged by the core at start-up. */
@@ -153,7 +96,7 @@ export interface ConfigSchemaParts {
   modes: readonly string[];
   /** The `strategy` object's fields beyond `mode` and `on_status_codes`. */
   strategyFields: TProperties;
-  /** Top-level fields of providers and other plugins (after the generic ones). */
+  /** Top-level fields of the plugins, in the order they are listed (after the generic ones). */
   fields: TProperties;
 }
 
@@ -183,5 +126,3 @@ export interface GatewayConfig extends Omit<Generic, 'targets' | 'strategy'>, Pl
   targets?: GatewayConfig[];
 }
 export type TargetConfig = GatewayConfig;
-export type BeforeRequestHookConfig = Static<typeof BeforeRequestHook>;
-export type AfterRequestHookConfig = Static<typeof AfterRequestHook>;

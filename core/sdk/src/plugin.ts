@@ -1,6 +1,6 @@
 import type { AdminRoute, ApiKeyType } from './admin.ts';
 import type { GatewayConfig, TargetConfig } from './config.ts';
-import type { StrategyFieldSet } from './config-fields.ts';
+import type { ConfigFieldSet, StrategyFieldSet } from './config-fields.ts';
 import type { GatewayError } from './errors.ts';
 import type { ProviderAdapter } from './provider.ts';
 import type { ServiceToken } from './services.ts';
@@ -272,6 +272,11 @@ export interface PluginApi {
   strategy(strategy: Strategy): void;
   guardrail(check: GuardrailCheck): void;
   route(route: AdminRoute): void;
+  /**
+   * Declares top-level config fields this plugin reads (its stages, say: the response cache's `cache`), in setup. The
+   * core accepts them in configs only while the plugin is loaded (config-fields.ts, docs/plugins.md).
+   */
+  configFields(fields: ConfigFieldSet): void;
   /**
    * Called once every plugin is set up and the host has provided its services, before the server accepts requests:
    * the place to look up services of plugins loaded after this one (or maybe not at all), once. A hook that throws

@@ -5,6 +5,7 @@
  */
 import type { AdminRoute } from './admin.ts';
 import type { GatewayConfig } from './config.ts';
+import type { ConfigFieldSet } from './config-fields.ts';
 import type { Caller, GatewayRequest, GuardrailCheck, PluginApi, Stage, Strategy } from './plugin.ts';
 import type { ProviderAdapter } from './provider.ts';
 import type { ServiceToken } from './services.ts';
@@ -92,6 +93,8 @@ export interface TestPluginApi {
   strategies: Strategy[];
   guardrails: GuardrailCheck[];
   routes: AdminRoute[];
+  /** Config fields it declared (`api.configFields`). */
+  configFields: ConfigFieldSet[];
   /** Services by id: those given, and those the plugin provided. */
   services: Map<string, unknown>;
   logger: Logger & { records: LogRecord[] };
@@ -110,12 +113,12 @@ export interface TestPluginApiOptions {
 }
 
 /**
- * A PluginApi that records registrations (stages, providers, strategies, checks, routes), services, ready hooks
+ * A PluginApi that records registrations (stages, providers, strategies, checks, routes, config fields), services, ready hooks
  * and closers. `state` is not available: give a plugin that needs it a real gateway.
  */
 export function testPluginApi(options: TestPluginApiOptions = {}): TestPluginApi {
   const services = new Map<string, unknown>(Object.entries(options.services ?? {}));
-  const recorded = { stages: [] as Stage[], providers: [] as ProviderAdapter[], strategies: [] as Strategy[], guardrails: [] as GuardrailCheck[], routes: [] as AdminRoute[] };
+  const recorded = { stages: [] as Stage[], providers: [] as ProviderAdapter[], strategies: [] as Strategy[], guardrails: [] as GuardrailCheck[], routes: [] as AdminRoute[], configFields: [] as ConfigFieldSet[] };
   const readyHooks: (() => Promise<void> | void)[] = [];
   const closers: (() => Promise<void> | void)[] = [];
   const logger = testLogger();
@@ -143,6 +146,7 @@ export function testPluginApi(options: TestPluginApiOptions = {}): TestPluginApi
     strategy: (strategy) => void recorded.strategies.push(strategy),
     guardrail: (check) => void recorded.guardrails.push(check),
     route: (route) => void recorded.routes.push(route),
+    configFields: (fields) => void recorded.configFields.push(fields),
     onReady: (fn) => void readyHooks.push(fn),
     onClose: (fn) => void closers.push(fn),
   };

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import { configValidator, setCheckLookup, setSavedConfigResolver, setSavedGuardrailResolver, useLoadedFields } from '@gateway/config';
+import { configValidator, loadedConfig, setCheckLookup, setSavedConfigResolver, setSavedGuardrailResolver, useLoadedFields } from '@gateway/config';
 import { createDatabase, databaseThreads } from '@gateway/db';
 import { loadPlugins, type LoadResult } from '@gateway/loader';
-import { HostGuard, orderStages, type PipelineDeps, type Resolver } from '@gateway/pipeline';
+import { HostGuard, Inheritance, orderStages, type PipelineDeps, type Resolver } from '@gateway/pipeline';
 import { type EndpointKind, Errors, GatewayError, type Logger, type ServiceToken, Services, type StateStore } from '@gateway/sdk';
 import { type AdminDeps, adminHandler } from './admin-routes.ts';
 import { createStateStore } from '@gateway/state';
@@ -97,10 +97,17 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   const unsetChecks = setCheckLookup(settings.features.guardrails ? (id) => registry.guardrails.get(id) : undefined);
   const unsetSaved = setSavedGuardrailResolver(settings.features.guardrails ? registry.optional(Services.savedGuardrails) : undefined);
   const unsetSavedConfigs = setSavedConfigResolver(registry.optional(Services.savedConfigs));
-  // The config as the loaded plugins make it (their providers' target fields, their strategies' modes and fields),
-  // compiled once; the fields they declare secret are kept out of log lines too.
-  const unsetFields = useLoadedFields({ providers: registry.providers.values(), strategies: registry.strategies.values() });
+  // The config as the loaded plugins make it (their providers' target fields, their strategies' modes and fields,
+  // the fields other plugins declare), compiled once; the fields they declare secret are kept out of log lines too,
+  // and those they declare inherited pass from a config to its targets.
+  const unsetFields = useLoadedFields({
+    providers: registry.providers.values(),
+    strategies: registry.strategies.values(),
+    plugins: registry.configFields,
+  });
   for (const adapter of registry.providers.values()) redactSecretFields(adapter.targetFields?.secret ?? []);
+  for (const { fields } of registry.configFields) redactSecretFields(fields.secret ?? []);
+  const inheritance = new Inheritance(loadedConfig().inherited);
 
   const stored = registry.optional(Services.storedAccess) ?? {};
   const breaker = registry.optional(Services.circuitBreaker);
@@ -119,6 +126,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     },
     resolveProvider: makeProviderResolver(registry.providers, stored),
     isAvailable: breaker ? (req, index, target) => breaker.isAvailable(req, index, target) : undefined,
+    inheritance,
     observe: (req, outcome) => metrics.record(req.endpoint, outcome.providerId, outcome.status, outcome.latencyMs, outcome.upstreamLatencyMs),
   };
   // Calls plugins make through this pipeline (the response cache's embeddings target), looked up in their onReady.

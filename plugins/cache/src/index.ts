@@ -7,10 +7,12 @@ import { defineService, definePlugin, type GatewayCalls, Services, type Workspac
 import { MemoryBackend } from './backends/memory.ts';
 import { RedisBackend } from './backends/redis.ts';
 import { EmbedderChoice } from './embedders.ts';
+import { cacheFields } from './config-fields.ts';
 import { readCacheSettings } from './settings.ts';
 import { ResponseCache, type StageBackend } from './stage.ts';
 
 export { MemoryBackend } from './backends/memory.ts';
+export { cacheFields } from './config-fields.ts';
 export { RedisBackend, RedisUnavailableError } from './backends/redis.ts';
 export { decodeEntry, encodeEntry, type Entry, type EntryKind } from './entry.ts';
 export { canonicalJson, conversationOf, exactKey, keyHead, scopeOf, targetIdentity, textHash } from './key.ts';
@@ -28,6 +30,7 @@ export const CacheServices = {
 
 export default definePlugin({
   setup(api) {
+    api.configFields(cacheFields);
     const settings = readCacheSettings(api.env);
     let backend: StageBackend;
     let redis: RedisBackend | undefined;

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import {
   type Attempt,
   type AttemptResult,
+  type ConfigFieldSet,
   Errors,
   type GatewayConfig,
   GatewayError,
@@ -378,8 +379,9 @@ describe('shared state', () => {
 });
 
 describe('plugin', () => {
-  test('registers the attempt stage and provides the circuitBreaker service', async () => {
+  test('registers the attempt stage, declares cb_config and provides the circuitBreaker service', async () => {
     const stages: Stage[] = [];
+    const declared: ConfigFieldSet[] = [];
     const services = new Map<string, unknown>();
     const closers: (() => unknown)[] = [];
     await plugin.setup({
@@ -388,11 +390,13 @@ describe('plugin', () => {
       state: new FakeStore(),
       logger: { debug() {}, info() {}, warn() {}, error() {} },
       stage: (s: Stage) => stages.push(s),
+      configFields: (fields: ConfigFieldSet) => declared.push(fields),
       provide: (token: ServiceToken<unknown>, value: unknown) => services.set(token.id, value),
       onClose: (fn: () => unknown) => closers.push(fn),
     } as unknown as PluginApi);
     expect(stages).toHaveLength(1);
     expect(stages[0]).toMatchObject({ name: 'circuit-breaker', phase: 'attempt', rule: 'sequential' });
+    expect(declared.map((set) => [Object.keys(set.fields), set.inherited])).toEqual([[['cb_config'], ['cb_config']]]);
     expect(services.get(Services.circuitBreaker.id)).toBeInstanceOf(CircuitBreaker);
     expect(closers).toHaveLength(1);
     for (const fn of closers) await fn();

@@ -10,12 +10,15 @@
  */
 import { definePlugin, Services } from '@gateway/sdk';
 import { CircuitBreaker } from './breaker.ts';
+import { circuitBreakerFields } from './config-fields.ts';
 
 export { CIRCUIT_BREAKER_STAGE, CircuitBreaker, type CircuitBreakerOptions, type CircuitStatus, type CircuitView, isFailure } from './breaker.ts';
+export { circuitBreakerFields } from './config-fields.ts';
 export { circuitId, credentialsHash, hasCircuitBreaker, nodeAt } from './identity.ts';
 
 export default definePlugin({
   setup(api) {
+    api.configFields(circuitBreakerFields);
     const refresh = Number(api.env.CIRCUIT_BREAKER_REFRESH_MS);
     const breaker = new CircuitBreaker({
       state: api.state,

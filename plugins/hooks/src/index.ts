@@ -7,9 +7,11 @@
  * looks a guardrail up by id without knowing for whom (that lookup would reach any organisation's guardrail).
  */
 import { definePlugin, type PluginApi, Services } from '@gateway/sdk';
+import { hookConfigFields } from './config-fields.ts';
 import { createHookEngine } from './engine.ts';
 import type { CheckLookup } from './types.ts';
 
+export { type AfterRequestHookConfig, type BeforeRequestHookConfig, hookConfigFields } from './config-fields.ts';
 export { createHookEngine, withHookResults, type EngineOptions, type HookEngine } from './engine.ts';
 export { createNormaliser, DEFAULT_CHECK_TIMEOUT_MS, qualifyCheckId } from './normalise.ts';
 export { runCheck, runHooks } from './run.ts';
@@ -25,6 +27,8 @@ export function guardrailsEnabled(api: PluginApi): boolean {
 
 export default definePlugin({
   setup(api) {
+    // Declared even when guardrails are off: configs carrying hooks stay valid, and the hooks in them are ignored.
+    api.configFields(hookConfigFields);
     if (!guardrailsEnabled(api)) {
       api.logger.info({ plugin: api.name }, 'guardrails are disabled (GUARDRAILS_ENABLED=OFF): hooks and guardrails in configs are ignored');
       return;
