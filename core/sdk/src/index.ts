@@ -3,6 +3,7 @@ export * from './errors.ts';
 export * from './config.ts';
 export * from './config-fields.ts';
 export * from './provider.ts';
+export * from './pricing.ts';
 export * from './plugin.ts';
 export * from './services.ts';
 export * from './db.ts';

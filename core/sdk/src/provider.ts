@@ -1,5 +1,6 @@
 import type { TargetConfig } from './config.ts';
 import type { ConfigFieldSet } from './config-fields.ts';
+import type { PricingCatalogue } from './pricing.ts';
 import type { EndpointKind, JsonObject } from './types.ts';
 
 /** An HTTP call to a provider, as prepared by an adapter. Adapters build new objects; they never mutate their input. */
@@ -89,4 +90,10 @@ export interface ProviderAdapter {
    * are secret and which decide where a secret is sent (config-fields.ts). Absent: the generic fields only.
    */
   targetFields?: ConfigFieldSet;
+  /**
+   * The provider's list prices (pricing.ts): the URL of its data file (`new URL('../pricing.json', import.meta.url)`,
+   * read and validated once at start-up, a bad file named in the error), or the catalogue itself. Absent: every
+   * model of the provider is unpriced (its cost is null). docs/plugins.md, "Prices".
+   */
+  pricing?: URL | PricingCatalogue;
 }

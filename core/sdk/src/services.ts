@@ -9,6 +9,7 @@ import type { GatewayConfig, TargetConfig } from './config.ts';
 import type { Database } from './db.ts';
 import type { OutboundGuard } from './outbound.ts';
 import type { Caller, GatewayCalls, GatewayRequest, GuardrailCheck } from './plugin.ts';
+import type { IntegrationPrices, Pricing } from './pricing.ts';
 import type { ProviderAdapter } from './provider.ts';
 
 /** The name of a service whose value is a T. Made with `defineService`; compared by `id`. */
@@ -175,4 +176,8 @@ export const Services = {
   // ---- provided by a plugin, read by plugins that work without it
   apiKeyScopes: defineService<ScopeRegistry>('apiKeyScopes'),
   workspaceCacheSettings: defineService<WorkspaceCacheSettings>('workspaceCacheSettings'),
+  /** The cost of an answer from its usage (plugins/pricing; README, "Cost"); complete once every plugin is set up. */
+  pricing: defineService<Pricing>('pricing'),
+  /** An integration's own model prices and multipliers (the integrations' administration), read by `pricing`. */
+  integrationPrices: defineService<IntegrationPrices>('integrationPrices'),
 } as const;
