@@ -246,7 +246,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
       abortUpstream: () => controller.abort(),
       onEnd: (end) => {
         guard.release();
-        resolveSettled({ body: end.body, error: end.error, clientAborted: end.clientAborted, complete: end.complete });
+        resolveSettled({ body: end.body, error: end.error, clientAborted: end.clientAborted, complete: end.complete, usage: end.usage });
       },
     }, first.value);
     const response = new Response(stream, {

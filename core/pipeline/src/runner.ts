@@ -11,6 +11,7 @@ import {
 } from '@gateway/sdk';
 import { ClientGoneError } from './call.ts';
 import { type EngineDeps, type RoutedResult, route } from './engine.ts';
+import { CompletedOutcome } from './outcome.ts';
 
 export interface PipelineStages {
   requestStages: readonly RequestStage[];
@@ -134,16 +135,17 @@ function finish(
 ): void {
   settled.then((end) => {
     const finalError = end.error ?? error;
-    const outcome: Outcome = {
-      status: end.clientAborted ? 499 : finalError && status !== undefined && status < 400 ? 502 : (status ?? finalError?.status ?? 500),
-      providerId: routed?.providerId || undefined,
-      targetIndex: routed?.index,
-      latencyMs: performance.now() - req.receivedAt,
-      upstreamLatencyMs: routed?.upstreamLatencyMs,
-      responseBody: end.body,
-      error: finalError,
+    const outcome: Outcome = new CompletedOutcome(
+      end.clientAborted ? 499 : finalError && status !== undefined && status < 400 ? 502 : (status ?? finalError?.status ?? 500),
+      routed?.providerId || undefined,
+      routed?.index,
+      performance.now() - req.receivedAt,
+      routed?.upstreamLatencyMs,
+      end.body,
+      finalError,
       attempts,
-    };
+      end.usage,
+    );
     deps.observe?.(req, outcome);
     for (const stage of deps.stages.finallyStages) {
       if (stage.applies && !stage.applies(req)) continue;

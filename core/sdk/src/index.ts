@@ -10,6 +10,7 @@ export * from './db.ts';
 export * from './param-path.ts';
 export * from './embeddings.ts';
 export * from './answer.ts';
+export * from './usage.ts';
 export * from './admin.ts';
 export * from './gateway-scopes.ts';
 export * from './outbound.ts';

@@ -5,6 +5,7 @@ import type { GatewayError } from './errors.ts';
 import type { ProviderAdapter } from './provider.ts';
 import type { ServiceToken } from './services.ts';
 import type { EndpointKind, JsonObject, Logger, StateStore } from './types.ts';
+import type { Figures, TokenUsage } from './usage.ts';
 
 /** The contract version. The loader refuses a plugin whose `gateway.api` differs. */
 export const PLUGIN_API_VERSION = 1;
@@ -136,6 +137,11 @@ export interface SettledBody {
   clientAborted?: boolean;
   /** A stream ended with its end marker (whole answers: undefined). */
   complete?: boolean;
+  /**
+   * The last `usage` object a stream's events carried, taken from the events the core parsed anyway (a stream's
+   * usage may lie beyond the size-capped `body`); undefined for whole answers, whose usage is read from `body`.
+   */
+  usage?: JsonObject;
 }
 
 // ---- stages ---------------------------------------------------------------------------------------------------
@@ -190,6 +196,15 @@ export interface Outcome {
   responseBody: string | undefined;
   error: GatewayError | undefined;
   attempts: readonly AttemptRecord[];
+  /**
+   * The answer's final token usage (usage.ts), read once when first asked for, after the answer was handed to the
+   * client (a stream's from its events, a whole answer's from its body): the request log, the rate and usage limits
+   * and the pricing read this one reading. Undefined when the answer carries none (errors, a stream whose client
+   * did not ask for `stream_options.include_usage` from an OpenAI-format provider).
+   */
+  readonly usage: TokenUsage | undefined;
+  /** Figures plugins computed once for this call (a cost), for the others to read (usage.ts, `Figures`). */
+  readonly figures: Figures;
 }
 
 export interface AttemptRecord {

@@ -4,7 +4,7 @@
  * thread). Headers are never copied (they carry `Authorization` and `x-gateway-api-key`), nor the query string
  * (keys travel there for some providers).
  */
-import type { AttemptRecord, GatewayRequest, JsonObject, Outcome } from '@gateway/sdk';
+import type { AttemptRecord, GatewayRequest, JsonObject, Outcome, TokenUsage } from '@gateway/sdk';
 
 export interface LogEntry {
   traceId: string;
@@ -35,8 +35,13 @@ export interface LogEntry {
   requestContentType?: string | null;
   /** Size of the whole byte body when `requestBody` holds only its first bytes (set by the writer's hand-over). */
   requestBodyBytes?: number | null;
-  /** Full response text: usage is read from it before it is capped. */
+  /** Full response text (capped when the row is written). */
   responseBody?: string | null;
+  /**
+   * Where the row's token counts come from: the outcome, whose usage the core reads once, on first access, here when
+   * the batch is handed to the writer (off the request's path).
+   */
+  usageFrom?: { readonly usage: TokenUsage | undefined } | null;
   errorCode?: string | null;
   errorMessage?: string | null;
   attempts?: readonly AttemptRecord[] | null;
@@ -87,6 +92,7 @@ export function entryFrom(req: GatewayRequest, outcome: Outcome): LogEntry {
     requestBody: bodyIsRaw(req) ? req.rawBody : (req.body ?? req.rawBody ?? null),
     requestContentType: req.body ? null : req.headers.get('content-type'),
     responseBody: outcome.responseBody ?? null,
+    usageFrom: outcome,
     errorCode: outcome.error?.code ?? null,
     errorMessage: outcome.error?.message ?? null,
     attempts: outcome.attempts,

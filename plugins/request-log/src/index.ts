@@ -24,7 +24,6 @@ import type { WorkerTarget } from './worker-writer.ts';
 export { bodyIsRaw, entryFrom, HOOK_RESULTS_LOCAL, HOOK_RESULTS_SETTLED_LOCAL, type LogEntry } from './entry.ts';
 export { isMemoryUrl, LogQueue, type LogQueueOptions, type LogQueueStats, type LogWriterInfo } from './queue.ts';
 export { requestLogMigrations, requestLogs } from './table.ts';
-export { extractUsage, type Usage } from './usage.ts';
 
 /** How long shutdown waits for hooks still running (their checks time out after 10 s by default) before writing. */
 const HOOK_WAIT_AT_CLOSE_MS = 5_000;

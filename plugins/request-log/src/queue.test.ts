@@ -4,7 +4,7 @@ import { DIALECTS, useTestDatabase } from '@gateway/db/testing';
 import { testLogger } from '@gateway/sdk/testing';
 import { LogQueue } from './queue.ts';
 import { requestLogMigrations, requestLogs } from './table.ts';
-import { testEntry } from './test-request.ts';
+import { testEntry, usageFrom } from './test-request.ts';
 
 const sse = (...events: unknown[]) => events.map((e) => `data: ${typeof e === 'string' ? e : JSON.stringify(e)}\n\n`).join('');
 
@@ -73,16 +73,13 @@ for (const dialect of DIALECTS) {
       await queue.flush(); // nothing pending: resolves at once
     });
 
-    test('token usage is read from JSON and SSE bodies when written', async () => {
+    test('token counts come from the outcome (read once by the core), not from the body', async () => {
       const database = await fresh();
       const queue = new LogQueue(database, { logger: testLogger() });
-      queue.enqueue(testEntry(1, { responseBody: JSON.stringify({ model: 'm-json', usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 } }) }));
-      queue.enqueue(
-        testEntry(2, {
-          responseBody: sse({ model: 'm-sse', choices: [], usage: null }, { choices: [], usage: { prompt_tokens: 4, completion_tokens: 5, total_tokens: 9 } }, '[DONE]'),
-        }),
-      );
-      queue.enqueue(testEntry(3, { responseBody: 'not json' }));
+      queue.enqueue(testEntry(1, { responseBody: JSON.stringify({ model: 'm-json', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }), usageFrom: usageFrom(10, 20, 30) }));
+      queue.enqueue(testEntry(2, { responseBody: sse({ model: 'm-sse', choices: [] }, '[DONE]'), usageFrom: usageFrom(4, 5, 9) }));
+      // A body with usage but an outcome without: nothing is parsed here.
+      queue.enqueue(testEntry(3, { responseBody: JSON.stringify({ usage: { prompt_tokens: 7, completion_tokens: 7, total_tokens: 14 } }) }));
       await queue.flush();
       const rows = await database.select(requestLogs, { orderBy: (c) => asc(c.trace_id) });
       expect(rows.map((r) => [r.trace_id, r.prompt_tokens, r.completion_tokens, r.total_tokens, r.model])).toEqual([
@@ -100,6 +97,7 @@ for (const dialect of DIALECTS) {
         testEntry(1, {
           requestBody: { model: 'm', messages: [{ role: 'user', content: big }] },
           responseBody: JSON.stringify({ text: big, usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }),
+          usageFrom: usageFrom(1, 1, 2),
           metadata: { env: 'test' },
           attempts: [{ index: 'config.targets[0]', providerId: 'openai', retry: 1, status: 500, latencyMs: 3, error: 'boom' }],
           errorCode: 'upstream_error',
@@ -112,7 +110,7 @@ for (const dialect of DIALECTS) {
       expect(Buffer.byteLength(one.request_body!.split('\n…')[0]!)).toBeLessThanOrEqual(1024);
       expect(one.request_body).toMatch(/…\[truncated: \d+ bytes in all\]$/);
       expect(one.response_body).toMatch(/…\[truncated: \d+ bytes in all\]$/);
-      expect(one.total_tokens).toBe(2); // read before the body was cut
+      expect(one.total_tokens).toBe(2);
       expect(one.metadata).toEqual({ env: 'test' });
       expect(one.attempts).toEqual([{ index: 'config.targets[0]', providerId: 'openai', retry: 1, status: 500, latencyMs: 3, error: 'boom' }]);
       expect(one.error_message!.length).toBeLessThan(4200);

@@ -1,9 +1,8 @@
-/** Turns a queued entry into a `request_logs` row: serialise and cap bodies, read usage, fit strings to columns. */
+/** Turns a queued entry into a `request_logs` row: serialise and cap bodies, fit strings to columns. */
 import type { NewRow } from '@gateway/sdk';
 import { capBytes, capText } from './cap.ts';
 import type { LogEntry } from './entry.ts';
 import type { requestLogs } from './table.ts';
-import { extractUsage } from './usage.ts';
 
 export type RequestLogRow = NewRow<typeof requestLogs>;
 
@@ -33,7 +32,7 @@ function requestText(entry: LogEntry, maxBytes: number): string | null {
 }
 
 export function toRow(entry: LogEntry, maxBodyBytes: number): RequestLogRow {
-  const usage = extractUsage(entry.responseBody ?? undefined);
+  const usage = entry.usageFrom?.usage;
   const model = entry.model ?? modelOf(entry.responseBody);
   return {
     trace_id: clip(entry.traceId, 128) ?? '',

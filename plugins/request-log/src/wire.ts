@@ -6,7 +6,7 @@
  * copied. Byte bodies are cut to the stored size first, so a 30 MB upload costs no more than its first
  * `maxBodyBytes` bytes; non-text bodies (stored as a size note) send no bytes at all. About 1 µs an entry.
  */
-import type { AttemptRecord, JsonObject } from '@gateway/sdk';
+import type { AttemptRecord, JsonObject, TokenUsage } from '@gateway/sdk';
 import type { LogEntry } from './entry.ts';
 import { isTextual } from './row.ts';
 
@@ -44,6 +44,8 @@ export type WireRow = [
   errorCode: string | null,
   errorMessage: string | null,
   createdAt: number,
+  /** The outcome's token usage (read here, on the main thread, once per call), or null. */
+  usage: TokenUsage | null,
 ];
 
 export interface WirePart {
@@ -166,6 +168,7 @@ export function toWirePart(
       str(e.errorCode),
       str(e.errorMessage),
       num(e.createdAt) ?? 0,
+      e.usageFrom?.usage ?? null,
     ];
   }
 }
@@ -183,8 +186,8 @@ export function fromWirePart(part: WirePart): { seqs: number[]; entries: LogEntr
     const [status, latencyMs, upstreamLatencyMs, cacheStatus, targetIndex, retryCount, metadata, attempts, hookResults] = w.slice(13, 22) as [
       number, number, number | null, string | null, string | null, number, Record<string, string> | null, AttemptRecord[] | null, unknown[] | null,
     ];
-    const [requestBody, bodyOffset, bodyLength, bodyBytes, requestContentType, errorCode, errorMessage, createdAt] = w.slice(22) as [
-      JsonObject | string | null, number, number, number, string | null, string | null, string | null, number,
+    const [requestBody, bodyOffset, bodyLength, bodyBytes, requestContentType, errorCode, errorMessage, createdAt, usage] = w.slice(22) as [
+      JsonObject | string | null, number, number, number, string | null, string | null, string | null, number, TokenUsage | null,
     ];
     seqs.push(seq);
     return {
@@ -213,6 +216,7 @@ export function fromWirePart(part: WirePart): { seqs: number[]; entries: LogEntr
       requestBodyBytes: bodyBytes >= 0 ? bodyBytes : null,
       requestContentType,
       responseBody,
+      usageFrom: usage ? { usage } : null,
       errorCode,
       errorMessage,
       createdAt,

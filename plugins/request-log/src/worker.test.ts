@@ -10,7 +10,7 @@ import { DIALECTS, useTestDatabase } from '@gateway/db/testing';
 import { testLogger } from '@gateway/sdk/testing';
 import { LogQueue, type LogQueueOptions } from './queue.ts';
 import { requestLogMigrations, requestLogs } from './table.ts';
-import { testEntry } from './test-request.ts';
+import { testEntry, usageFrom } from './test-request.ts';
 import type { LogEntry } from './entry.ts';
 
 /** Writer threads started during a test (the `worker` process event hands each one over). */
@@ -57,6 +57,7 @@ function bigEntry(i: number): LogEntry {
   return testEntry(i, {
     requestBody: new TextEncoder().encode(JSON.stringify(body(i))),
     responseBody: answer(i),
+    usageFrom: usageFrom(i, 2, i + 2),
     metadata: { team: 'a' },
     attempts: [{ index: 'config', providerId: 'openai', retry: 0, status: 200, latencyMs: 30 }],
   });
@@ -77,11 +78,12 @@ for (const dialect of DIALECTS) {
       const { queue } = newQueue(database, url, { maxBodyBytes: 1024 });
       expect(queue.writerInfo).toMatchObject({ mode: 'worker', workerRunning: true, restarts: 0 });
       const big = 'é'.repeat(5000);
-      queue.enqueue(testEntry(1, { requestBody: new TextEncoder().encode('{"raw":true}'), responseBody: answer(7), metadata: { env: 'test' } }));
+      queue.enqueue(testEntry(1, { requestBody: new TextEncoder().encode('{"raw":true}'), responseBody: answer(7), usageFrom: usageFrom(7, 2, 9), metadata: { env: 'test' } }));
       queue.enqueue(
         testEntry(2, {
           requestBody: { model: 'm', messages: [{ role: 'user', content: big }] },
           responseBody: JSON.stringify({ text: big, usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }),
+          usageFrom: usageFrom(1, 1, 2),
           attempts: [{ index: 'config.targets[0]', providerId: 'openai', retry: 1, status: 500, latencyMs: 3, error: 'boom' }],
           errorMessage: 'x'.repeat(10_000),
         }),
@@ -89,7 +91,7 @@ for (const dialect of DIALECTS) {
       // A 1 MB upload: only its first maxBodyBytes bytes cross to the thread; the note keeps the whole size.
       queue.enqueue(testEntry(3, { requestBody: new TextEncoder().encode('a'.repeat(1_000_000)) }));
       queue.enqueue(testEntry(4, { requestBody: new Uint8Array(5000), requestContentType: 'application/octet-stream' }));
-      queue.enqueue(testEntry(5, { spanId: 's'.repeat(500), path: '/p'.repeat(2000), responseBody: 'data: {"usage":{"prompt_tokens":4,"completion_tokens":5}}\n\n' }));
+      queue.enqueue(testEntry(5, { spanId: 's'.repeat(500), path: '/p'.repeat(2000), responseBody: 'data: {"usage":{"prompt_tokens":4,"completion_tokens":5}}\n\n', usageFrom: usageFrom(4, 5, 9) }));
       await queue.flush();
       expect(queue.stats).toMatchObject({ enqueued: 5, written: 5, inserts: 1, droppedFailed: 0 });
 

@@ -1,4 +1,5 @@
 import type { JsonObject, StreamState, StreamTranslator, TranslateContext } from '@gateway/sdk';
+import { usageOfEvent } from '../usage.ts';
 import { createDecoder, type FrameDecoder } from './decoders.ts';
 
 const encoder = new TextEncoder();
@@ -22,6 +23,8 @@ export interface StreamProcessor {
   push(chunk: Uint8Array): Uint8Array | undefined;
   /** Called when upstream ended; returns the last bytes and whether the answer was complete. */
   end(): { bytes?: Uint8Array; complete: boolean };
+  /** The last `usage` object an event carried (taken from events parsed anyway, so it costs no extra parse). */
+  readonly usage: JsonObject | undefined;
 }
 
 /**
@@ -35,6 +38,7 @@ export class OpenAiSsePassThrough implements StreamProcessor {
   private partial = '';
   private data: string[] = [];
   private done = false;
+  usage: JsonObject | undefined;
 
   push(chunk: Uint8Array): Uint8Array | undefined {
     const incoming = this.text.decode(chunk, { stream: true });
@@ -91,7 +95,9 @@ export class OpenAiSsePassThrough implements StreamProcessor {
       return true;
     }
     try {
-      JSON.parse(payload);
+      // Only the final chunk carries usage (`stream_options.include_usage`); the others say `"usage": null`.
+      const usage = usageOfEvent(JSON.parse(payload));
+      if (usage) this.usage = usage;
       return true;
     } catch {
       this.malformed = `malformed stream chunk: ${payload.slice(0, 120)}`;
@@ -113,6 +119,7 @@ export class TranslatingProcessor implements StreamProcessor {
   private readonly decoder: FrameDecoder;
   private readonly state: StreamState = {};
   private done = false;
+  usage: JsonObject | undefined;
 
   constructor(
     private readonly translator: StreamTranslator & { toChunks: NonNullable<StreamTranslator['toChunks']> },
@@ -132,7 +139,11 @@ export class TranslatingProcessor implements StreamProcessor {
         // What the earlier events of this read produced still reaches the client, before the error frame.
         throw new MalformedStreamError(error instanceof Error ? error.message : String(error), out ? encoder.encode(out) : undefined, error);
       }
-      for (const chunk of mapped.chunks as JsonObject[]) out += `data: ${JSON.stringify(chunk)}\n\n`;
+      for (const chunk of mapped.chunks as JsonObject[]) {
+        const usage = usageOfEvent(chunk);
+        if (usage) this.usage = usage;
+        out += `data: ${JSON.stringify(chunk)}\n\n`;
+      }
       if (mapped.done) {
         this.done = true;
         out += 'data: [DONE]\n\n';

@@ -169,6 +169,7 @@ describe('relayStream: a cut answer', () => {
         throw new Error('bad frame');
       },
       end: () => ({ complete: false }),
+      usage: undefined,
     };
     const { out, ends, aborts } = relay(up.stream, { processor });
     const reading = readAll(out);

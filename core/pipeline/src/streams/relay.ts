@@ -1,4 +1,4 @@
-import { Errors, GatewayError } from '@gateway/sdk';
+import { Errors, GatewayError, type JsonObject } from '@gateway/sdk';
 import { Capture } from './capture.ts';
 import { MalformedStreamError, type StreamProcessor } from './processors.ts';
 
@@ -9,6 +9,8 @@ export interface StreamEnd {
   /** What the client was sent, size-capped, for the log. */
   body: string;
   clientAborted: boolean;
+  /** The last usage object the stream's events carried. */
+  usage?: JsonObject;
 }
 
 export interface RelayOptions {
@@ -45,11 +47,11 @@ export function relayStream(
   let finished = false;
   let idleTimer: Timer | undefined;
 
-  const finish = (end: Omit<StreamEnd, 'body'>) => {
+  const finish = (end: Omit<StreamEnd, 'body' | 'usage'>) => {
     if (finished) return;
     finished = true;
     clearTimeout(idleTimer);
-    opts.onEnd({ ...end, body: capture.text() });
+    opts.onEnd({ ...end, body: capture.text(), usage: opts.processor.usage });
   };
 
   const readWithIdleTimeout = () =>

@@ -70,7 +70,7 @@ describe('extractUsage', () => {
     } finally {
       JSON.parse = parse;
     }
-    expect(result).toEqual({ promptTokens: 120, completionTokens: 80_000, totalTokens: 80_120 });
+    expect(result).toEqual({ promptTokens: 120, completionTokens: 80_000, totalTokens: 80_120, reasoningTokens: 5 });
     expect(longest).toBeLessThan(200); // JSON.parse saw the usage object alone, never the 4 MB body
   });
 

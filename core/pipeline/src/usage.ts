@@ -1,32 +1,66 @@
 /**
- * Token usage from a response body, read when the log is written (never on the request's path): a JSON answer's
- * `usage`, or for a streamed (SSE) answer the last `data:` event that carries one.
+ * Token usage from an answer, read once when the answer is complete (never on the request's path): a JSON answer's
+ * `usage`, a stream's last `usage` object (seen by the stream processor), or for a passthrough stream the last
+ * `data:` event of its captured text that carries one.
  */
-
-export interface Usage {
-  promptTokens: number | null;
-  completionTokens: number | null;
-  totalTokens: number | null;
-}
+import type { JsonObject, TokenUsage } from '@gateway/sdk';
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? Math.round(v) : null);
 
-/** OpenAI chat/completions names, or the responses API's input/output names. */
-function fromUsage(value: unknown): Usage | undefined {
-  if (!value || typeof value !== 'object') return undefined;
-  const u = value as Record<string, unknown>;
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+type Details = Omit<TokenUsage, 'promptTokens' | 'completionTokens' | 'totalTokens'>;
+
+/** Sets `field` when the value is a count (a detail the answer does not carry stays absent). */
+function put(out: Mutable<Details>, field: keyof Details, value: unknown): void {
+  const n = num(value);
+  if (n !== null) out[field] = n;
+}
+
+const objectAt = (value: unknown): Record<string, unknown> | undefined =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+
+/**
+ * OpenAI chat/completions names, the responses API's input/output names, and the details both carry
+ * (`*_tokens_details`), plus Anthropic-style cache counts when an adapter passes them on.
+ */
+export function normaliseUsage(value: unknown): TokenUsage | undefined {
+  const u = objectAt(value);
+  if (!u) return undefined;
   const prompt = num(u.prompt_tokens) ?? num(u.input_tokens);
   const completion = num(u.completion_tokens) ?? num(u.output_tokens);
   const total = num(u.total_tokens) ?? (prompt !== null && completion !== null ? prompt + completion : null);
   if (prompt === null && completion === null && total === null) return undefined;
-  return { promptTokens: prompt, completionTokens: completion, totalTokens: total };
+  const usage: Mutable<TokenUsage> = { promptTokens: prompt, completionTokens: completion, totalTokens: total };
+  const input = objectAt(u.prompt_tokens_details) ?? objectAt(u.input_tokens_details);
+  const output = objectAt(u.completion_tokens_details) ?? objectAt(u.output_tokens_details);
+  if (input) {
+    put(usage, 'cachedInputTokens', input.cached_tokens);
+    put(usage, 'audioInputTokens', input.audio_tokens);
+    put(usage, 'imageInputTokens', input.image_tokens);
+  }
+  if (usage.cachedInputTokens === undefined) put(usage, 'cachedInputTokens', u.cache_read_input_tokens);
+  put(usage, 'cacheWriteInputTokens', u.cache_creation_input_tokens);
+  if (output) {
+    put(usage, 'reasoningTokens', output.reasoning_tokens);
+    put(usage, 'audioOutputTokens', output.audio_tokens);
+    put(usage, 'acceptedPredictionTokens', output.accepted_prediction_tokens);
+    put(usage, 'rejectedPredictionTokens', output.rejected_prediction_tokens);
+  }
+  return usage;
 }
 
 /** `usage` at the top, or inside `response` (responses API stream events). */
-function fromObject(value: unknown): Usage | undefined {
+function fromObject(value: unknown): TokenUsage | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const o = value as { usage?: unknown; response?: { usage?: unknown } };
-  return fromUsage(o.usage) ?? fromUsage(o.response?.usage);
+  return normaliseUsage(o.usage) ?? normaliseUsage(o.response?.usage);
+}
+
+/** The usage object a stream event carries (`usage`, or the responses API's `response.usage`), unparsed. */
+export function usageOfEvent(event: unknown): JsonObject | undefined {
+  const o = objectAt(event);
+  if (!o) return undefined;
+  return (objectAt(o.usage) ?? objectAt(objectAt(o.response)?.usage)) as JsonObject | undefined;
 }
 
 // ---- reading one `"usage": {…}` out of JSON text without parsing the rest -----------------------------------------
@@ -95,7 +129,7 @@ function walk(text: string, from: number, to: number, stopAtZero: boolean): numb
  * that cannot be shown cheaply (nested candidates only, a long tail after it, `usage` not an object, …): the caller
  * then parses the whole text.
  */
-function topLevelUsage(text: string): Usage | undefined {
+function topLevelUsage(text: string): TokenUsage | undefined {
   const last = text.length - 1;
   let at = text.lastIndexOf('"usage"');
   while (at >= 0) {
@@ -113,7 +147,7 @@ function topLevelUsage(text: string): Usage | undefined {
         while (close > end && isSpace(text.charCodeAt(close))) close--;
         if (text.charCodeAt(close) === CLOSE_BRACE && walk(text, end, close + 1, false) === -1) {
           try {
-            return fromUsage(JSON.parse(text.slice(start, end)));
+            return normaliseUsage(JSON.parse(text.slice(start, end)));
           } catch {
             return undefined;
           }
@@ -127,7 +161,7 @@ function topLevelUsage(text: string): Usage | undefined {
 }
 
 /** Usage of one JSON text (an answer or one SSE event): the cheap read first, the whole parse when it cannot tell. */
-function fromJson(text: string): Usage | undefined {
+function fromJson(text: string): TokenUsage | undefined {
   // Without the key there is no usage to find: no parse at all.
   if (text.lastIndexOf('"usage"') < 0) return undefined;
   const usage = topLevelUsage(text);
@@ -140,7 +174,7 @@ function fromJson(text: string): Usage | undefined {
 }
 
 /** Scans backwards for `"usage"` so that only the few last events are parsed, however long the stream. */
-function fromSse(body: string): Usage | undefined {
+function fromSse(body: string): TokenUsage | undefined {
   let at = body.lastIndexOf('"usage"');
   while (at >= 0) {
     const lineStart = body.lastIndexOf('\n', at) + 1;
@@ -157,7 +191,8 @@ function fromSse(body: string): Usage | undefined {
   return undefined;
 }
 
-export function extractUsage(body: string | undefined): Usage | undefined {
+/** The usage of an answer's text: a JSON answer, or SSE events (the last that carries usage). */
+export function extractUsage(body: string | undefined): TokenUsage | undefined {
   if (!body) return undefined;
   const first = body.charCodeAt(skipSpace(body, 0));
   if (first === OPEN_BRACE || first === OPEN_BRACKET) return fromJson(body);
