@@ -189,6 +189,22 @@ export const Errors = {
       message,
       headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
     }),
+  /**
+   * A rate-limit policy (or a key's `rate_limits`) is exhausted for this window: INTERFACE.md's type
+   * `rate_limit_exceeded`, the policy in the message, `retry-after` and the `x-ratelimit-*` headers given.
+   */
+  rateLimitExceeded: (message: string, headers: Record<string, string>) =>
+    new GatewayError({ code: 'rate_limit_exceeded', type: 'rate_limit_exceeded', status: 429, message, headers }),
+  /** The limits' counters cannot be reached (Redis down) and the fail mode is `closed`. */
+  limitsUnavailable: (what: string) =>
+    new GatewayError({
+      code: 'limits_unavailable',
+      type: 'service_unavailable',
+      status: 503,
+      message: `The ${what} cannot be checked right now; try again shortly`,
+      retryable: true,
+      headers: { 'retry-after': '1' },
+    }),
   forbiddenHost: (host: string, unresolvable = false) =>
     new GatewayError({
       code: 'forbidden_custom_host',

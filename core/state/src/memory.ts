@@ -1,4 +1,4 @@
-import type { StateStore } from '@gateway/sdk';
+import type { ConsumeResult, CounterAddition, CounterCharge, StateStore } from '@gateway/sdk';
 import { Channels } from './channels.ts';
 
 interface Entry {
@@ -45,6 +45,29 @@ export class MemoryStateStore implements StateStore {
     const value = (entry ? Number(entry.value) : 0) + by;
     this.entries.set(key, { value: String(value), expiresAt: entry?.expiresAt ?? now + ttlMs });
     return value;
+  }
+
+  /** Synchronous, so atomic within the process: nothing runs between the check and the consumption. */
+  async consume(charges: readonly CounterCharge[]): Promise<ConsumeResult> {
+    const now = Date.now();
+    const values = charges.map((c) => Number(this.live(c.key, now)?.value ?? 0));
+    const refusedAt = charges.findIndex((c, i) => (values[i] as number) >= c.limit);
+    if (refusedAt >= 0) return { admitted: false, values, refusedAt };
+    charges.forEach((c, i) => {
+      if (c.cost === 0) return;
+      values[i] = (values[i] as number) + c.cost;
+      this.entries.set(c.key, { value: String(values[i]), expiresAt: this.live(c.key, now)?.expiresAt ?? now + c.ttlMs });
+    });
+    return { admitted: true, values, refusedAt: -1 };
+  }
+
+  async add(additions: readonly CounterAddition[]): Promise<void> {
+    for (const a of additions) await this.incr(a.key, a.by, a.ttlMs);
+  }
+
+  async read(keys: readonly string[]): Promise<number[]> {
+    const now = Date.now();
+    return keys.map((key) => Number(this.live(key, now)?.value ?? 0));
   }
 
   private readonly channels = new Channels();
