@@ -7,6 +7,7 @@
 import {
   type ConfigFieldSet,
   configSchema,
+  type FieldRules,
   GENERIC_CONFIG_FIELDS,
   type ProviderAdapter,
   type Strategy,
@@ -40,6 +41,10 @@ export interface LoadedConfig {
   readonly inherited: readonly string[];
   /** Every field a loaded plugin declared (the generic ones are not in it). */
   readonly declared: ReadonlySet<string>;
+  /** Fields refused beside `passthrough: true`: the generic ones, then those plugins declare. */
+  readonly notWithPassthrough: readonly string[];
+  /** Fields with rules beyond their schema (`ConfigFieldSet.rules`), in the order they were declared. */
+  readonly fieldRules: readonly { readonly field: string; readonly rules: FieldRules }[];
 }
 
 /** SPEC.md: "A config is valid only when at least one of these property sets is present" (the generic ones). */
@@ -58,6 +63,7 @@ const GENERIC_SETS: readonly (readonly string[])[] = [
   ['provider', 'Authorization'],
 ];
 const GENERIC_HEADER_BOUND = ['api_key', 'Authorization'];
+const GENERIC_NOT_WITH_PASSTHROUGH = ['targets', 'strategy', 'override_params'];
 
 /** Adds `fields` to `into`; a name declared twice must have the same schema (a provider family shares its fields). */
 function merge(into: Record<string, TSchema>, fields: TProperties, owner: string, reserved: ReadonlySet<string>): void {
@@ -109,6 +115,8 @@ export function assembleConfig(sources: FieldSources): LoadedConfig {
   const credentialSets: (readonly string[])[] = [];
   const headerBound = new Set(GENERIC_HEADER_BOUND);
   const inherited = new Set<string>();
+  const notWithPassthrough = new Set(GENERIC_NOT_WITH_PASSTHROUGH);
+  const fieldRules: { field: string; rules: FieldRules }[] = [];
   const strategyChecks = new Map<string, NonNullable<StrategyFieldSet['check']>>();
   const seen = new Set<ConfigFieldSet>();
 
@@ -116,10 +124,13 @@ export function assembleConfig(sources: FieldSources): LoadedConfig {
     if (seen.has(set)) return; // one declaration shared by several adapters (a provider family)
     seen.add(set);
     merge(fields, set.fields, owner, GENERIC_CONFIG_FIELDS);
-    for (const name of set.inherited ?? []) {
-      if (!Object.hasOwn(set.fields, name)) throw new Error(`${owner} declares config field "${name}" inherited but not among its fields`);
-      inherited.add(name);
-    }
+    const own = (name: string, as: string) => {
+      if (!Object.hasOwn(set.fields, name)) throw new Error(`${owner} declares config field "${name}" ${as} but not among its fields`);
+      return name;
+    };
+    for (const name of set.inherited ?? []) inherited.add(own(name, 'inherited'));
+    for (const name of set.notWithPassthrough ?? []) notWithPassthrough.add(own(name, 'not with passthrough'));
+    for (const [name, rules] of Object.entries(set.rules ?? {})) if (rules) fieldRules.push({ field: own(name, 'with rules'), rules });
     if (set.propertySets?.length) placed.push({ sets: set.propertySets, before: set.propertySetsBefore });
     for (const s of set.credentialSets ?? []) pushNew(credentialSets, s);
     for (const f of set.headerBound ?? []) headerBound.add(f);
@@ -145,6 +156,8 @@ export function assembleConfig(sources: FieldSources): LoadedConfig {
     strategyChecks,
     inherited: [...inherited],
     declared: new Set(Object.keys(fields)),
+    notWithPassthrough: [...notWithPassthrough],
+    fieldRules,
   };
 }
 

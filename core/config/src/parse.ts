@@ -1,13 +1,13 @@
 /**
  * The `x-gateway-config` header: a config as JSON, or the id of a saved config. Each distinct header value is
  * parsed and validated once; the result (or the violations) is kept in a bounded LRU map, and configs are frozen
- * because every request with that header shares the same object. A config that names saved guardrails means
- * something different to each caller (only their organisation's and workspace's guardrails exist for them): it is
- * validated, and its guardrails put in, once per header value and caller's scope.
+ * because every request with that header shares the same object. A config that names saved guardrails (a field a
+ * plugin declares `perSender`) means something different to each caller (only their organisation's and workspace's
+ * guardrails exist for them): it is validated, and what it names put in, once per header value and caller's scope.
  */
 import { type Caller, Errors, type GatewayConfig, type SavedConfigResolver } from '@gateway/sdk';
 import { deepFreeze } from './freeze.ts';
-import { type GuardrailScope, namesSavedGuardrails, withSavedGuardrails } from './hooks.ts';
+import { dependsOnSender, type GuardrailScope, resolvedForSender } from './field-rules.ts';
 import { Seam } from './seam.ts';
 import { validateConfig } from './validate.ts';
 
@@ -21,7 +21,7 @@ const CACHE_CHARS = 8 * 1024 * 1024;
 
 /**
  * `used`: read since it was last passed over by eviction (second chance). `scoped`: the header names saved
- * guardrails; its result is kept under `scopedKey` for each caller's scope.
+ * guardrails (`dependsOnSender`); its result is kept under `scopedKey` for each caller's scope.
  */
 type Entry = ({ config: GatewayConfig } | { violations: readonly string[] } | { scoped: true }) & { used?: boolean };
 const cache = new Map<string, Entry>();
@@ -59,7 +59,7 @@ export function parseConfigHeader(value: string, caller?: Caller): GatewayConfig
   if (text.length > MAX_HEADER_CHARS) throw Errors.invalidConfig([`config: longer than ${MAX_HEADER_CHARS} characters`]);
 
   const parsed = parse(text);
-  if ('value' in parsed && namesSavedGuardrails(parsed.value)) {
+  if ('value' in parsed && dependsOnSender(parsed.value)) {
     remember(value, { scoped: true });
     return forScope(value, caller);
   }
@@ -105,7 +105,7 @@ function parse(text: string): { value: unknown } | { violations: readonly string
 function evaluate(parsed: unknown, scope: GuardrailScope | undefined): Entry {
   const result = validateConfig(parsed, scope);
   if (!result.ok) return { violations: result.violations };
-  return { config: deepFreeze(scope ? withSavedGuardrails(result.config, scope) : result.config) };
+  return { config: deepFreeze(scope ? resolvedForSender(result.config, scope) : result.config) };
 }
 
 /** A fresh error per throw: callers annotate errors (plugin, phase), so one must not be shared. */

@@ -1,7 +1,8 @@
 /**
  * SPEC.md's cross-field rules, which a JSON schema cannot say. Applied to the root and to every target (a target is
  * a config). The value may have failed the schema, so every read here is type-checked before use. The property sets,
- * the credential sets, the header-bound fields and a strategy's own rules come from what loaded (fields.ts).
+ * the credential sets, the header-bound fields, the fields refused beside passthrough and a strategy's own rules come
+ * from what loaded (fields.ts).
  */
 import { parseParamPath } from '@gateway/sdk';
 import { type LoadedConfig, loadedConfig } from './fields.ts';
@@ -12,8 +13,6 @@ type Obj = Record<string, unknown>;
 const isObj = (value: unknown): value is Obj => value !== null && typeof value === 'object' && !Array.isArray(value);
 const has = (config: Obj, key: string) => config[key] !== undefined;
 const hasAll = (config: Obj, keys: readonly string[]) => keys.every((key) => has(config, key));
-
-const PASSTHROUGH_EXCLUSIVE = ['targets', 'strategy', 'override_params', 'input_guardrails', 'output_guardrails'];
 
 /** RFC 9110 token: what a header name may be. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -51,7 +50,7 @@ export function ruleViolations(config: unknown, at: PathSegment[] = [], loaded: 
   if (modeCheck && isObj(strategy)) for (const v of modeCheck(strategy, targets)) report(where(...v.path), v.reason);
 
   if (config.passthrough === true) {
-    for (const key of PASSTHROUGH_EXCLUSIVE) {
+    for (const key of loaded.notWithPassthrough) {
       if (has(config, key)) report(where(key), 'not allowed when passthrough is true');
     }
   }

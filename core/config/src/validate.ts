@@ -1,13 +1,13 @@
 /**
  * validateConfig: the one place that decides whether a value is a config. Five passes, every violation collected:
  * a bounded scan (size, depth, forbidden keys), the schema compiled for the loaded plugins (fields.ts), SPEC.md's cross-field rules, the work limits
- * (targets, worst-case provider calls; see budget.ts), then the guardrail checks that hooks name (known ids, valid
- * parameters; see hooks.ts).
+ * (targets, worst-case provider calls; see budget.ts), then the rules plugins declare for their fields (the hook
+ * engine's: the guardrail checks hooks name exist and accept their parameters; see field-rules.ts).
  */
 import type { ConfigValidation, GatewayConfig } from '@gateway/sdk';
 import { budgetViolations } from './budget.ts';
 import { loadedConfig } from './fields.ts';
-import { type GuardrailScope, hookViolations } from './hooks.ts';
+import { fieldViolations, type GuardrailScope } from './field-rules.ts';
 import { ruleViolations } from './rules.ts';
 import { scan } from './scan.ts';
 import { schemaViolations } from './schema-errors.ts';
@@ -30,8 +30,8 @@ export function validateConfig(value: unknown, scope?: GuardrailScope): ConfigVa
     if (!compiled.Check(value)) violations.push(...schemaViolations(compiled.Errors(value), value, scanned.forbidden));
     violations.push(...ruleViolations(value, [], loaded));
     violations.push(...budgetViolations(value));
-    // Checks named by hooks and guardrails exist and accept their parameters (when the server set the check registry).
-    violations.push(...hookViolations(value, scope));
+    // The plugins' own rules for their fields (the hook engine's: checks named exist and accept their parameters).
+    violations.push(...fieldViolations(value, scope, loaded));
   } catch {
     // Only a value JSON could never produce (an array whose prototype was swapped, say) gets here.
     return { ok: false, violations: ['config: must be plain JSON data'] };

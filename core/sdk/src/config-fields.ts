@@ -10,6 +10,7 @@
  * which decide where a stored secret may be sent.
  */
 import type { Static, TObject, TProperties } from '@sinclair/typebox';
+import type { SavedGuardrail } from './services.ts';
 
 /** The names of a declaration's fields. */
 export type FieldName<P extends TProperties> = Extract<keyof P, string>;
@@ -58,6 +59,51 @@ export interface ConfigFieldSet {
   readonly inherited?: readonly string[];
   /** String fields sent in an HTTP header (or signed into one): refused when they hold a character a header cannot. */
   readonly headerBound?: readonly string[];
+  /**
+   * Fields refused beside `passthrough: true` (a passthrough request is forwarded as sent, so nothing would apply
+   * them), as `targets`, `strategy` and `override_params` are.
+   */
+  readonly notWithPassthrough?: readonly string[];
+  /** What a field needs beyond its schema (its own check, root only, what it names for the sender), by field name. */
+  readonly rules?: { readonly [field: string]: FieldRules | undefined };
+}
+
+/** A plugin's `api.configFields` declaration, with the plugin that made it (service `pluginConfigFields`). */
+export interface DeclaredConfigFields {
+  readonly plugin: string;
+  readonly fields: ConfigFieldSet;
+}
+
+/** What a field's rules may ask of the gateway about the config being checked. */
+export interface FieldContext {
+  /**
+   * A saved guardrail as the config's sender may use it (their organisation's and workspace's): undefined for any
+   * other id, and for every id when the config is checked without a sender. Absent when no guardrail store is loaded.
+   */
+  readonly savedGuardrail?: (id: string) => SavedGuardrail | undefined;
+}
+
+/**
+ * A declared field's rules beyond its schema, applied by the gateway's config validation (after the schema, in the
+ * order the fields were declared), so every `invalid_config` comes from one place. Validation runs once per distinct
+ * header value (per sender with `perSender`) and once per stored config, never per request.
+ */
+export interface FieldRules {
+  /**
+   * Violations of the field's value, their paths below the field (`{ path: [0, 'checks'], reason }` is reported at
+   * `field[0].checks`). Runs wherever the field is set (the root only, with `rootOnly`); the value may have failed the
+   * schema, so check its type before use.
+   */
+  check?(value: unknown, context: FieldContext): FieldViolation[];
+  /** The field applies to the whole request: on a target (at any depth) it is refused, with this reason. */
+  rootOnly?: string;
+  /**
+   * Whether this value means something different to each sender (it names saved guardrails). A config holding one
+   * is validated, and `resolve`d, once per header value and sender, and cached so.
+   */
+  perSender?(value: unknown): boolean;
+  /** The value with what it names put in for the config's sender (a valid config, with a sender). */
+  resolve?(value: unknown, context: FieldContext): unknown;
 }
 
 /** A `ConfigFieldSet` whose lists may name only its own fields (what `defineConfigFields` takes). */
@@ -70,6 +116,8 @@ export interface TypedConfigFieldSet<P extends TProperties> extends ConfigFieldS
   readonly propertySets?: readonly (readonly FieldName<P>[])[];
   readonly headerBound?: readonly FieldName<P>[];
   readonly inherited?: readonly FieldName<P>[];
+  readonly notWithPassthrough?: readonly FieldName<P>[];
+  readonly rules?: { readonly [K in FieldName<P>]?: FieldRules };
 }
 
 /** One config rule's finding: a path below the config node that holds the field (`['strategy', 'default']`). */

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { configValidator, loadedConfig, setCheckLookup, setSavedConfigResolver, setSavedGuardrailResolver, useLoadedFields } from '@gateway/config';
+import { configValidator, loadedConfig, setSavedConfigResolver, setSavedGuardrailResolver, useLoadedFields } from '@gateway/config';
 import { createDatabase, databaseThreads } from '@gateway/db';
 import { loadPlugins, type LoadResult } from '@gateway/loader';
 import { HostGuard, Inheritance, orderStages, type PipelineDeps, type Resolver } from '@gateway/pipeline';
@@ -90,11 +90,9 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   const metrics = new Metrics();
   const serveMetrics = metricsEndpoint(metrics, settings.metricsToken);
 
-  // Guardrail checks, once every plugin registered its own: the hook engine (plugins/hooks) reads them through the
-  // `guardrailChecks` service; config validation through the seams (unknown check ids and bad parameters are
-  // invalid_config). Set before any traffic: parsed configs are cached. GUARDRAILS_ENABLED=OFF: no validation of
-  // checks (the engine is off).
-  const unsetChecks = setCheckLookup(settings.features.guardrails ? (id) => registry.guardrails.get(id) : undefined);
+  // Saved guardrails a header config may name, for its sender: the hook engine's field rules (plugins/hooks) resolve
+  // them through this seam. Set before any traffic: parsed configs are cached. GUARDRAILS_ENABLED=OFF: none (the
+  // engine is off).
   const unsetSaved = setSavedGuardrailResolver(settings.features.guardrails ? registry.optional(Services.savedGuardrails) : undefined);
   const unsetSavedConfigs = setSavedConfigResolver(registry.optional(Services.savedConfigs));
   // The config as the loaded plugins make it (their providers' target fields, their strategies' modes and fields,
@@ -192,7 +190,6 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     }
     await state.close();
     await database.close();
-    unsetChecks();
     unsetSaved();
     unsetSavedConfigs();
     unsetFields();

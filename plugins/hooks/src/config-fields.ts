@@ -2,7 +2,8 @@
  * The config fields this plugin reads (config-fields.ts in the SDK, SPEC.md "Hooks", "Guardrail entries"):
  * `before_request_hooks`, `after_request_hooks`, `input_guardrails`, `output_guardrails`. Each makes a config valid
  * alone. A target takes its parent's (config validation refuses them below the root: hooks run once per request).
- * The checks they name, and saved guardrail ids, are checked by config validation against the guardrail registry.
+ * The checks they name, and saved guardrail ids, are checked by this plugin's field rules (config-rules.ts) against
+ * the guardrail registry, when guardrails are on.
  */
 import { defineConfigFields, type FieldValues, FreeObject } from '@gateway/sdk';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
@@ -41,6 +42,8 @@ export const hookConfigFields = defineConfigFields({
   propertySets: [['after_request_hooks'], ['before_request_hooks'], ['input_guardrails'], ['output_guardrails']],
   propertySetsBefore: 'passthrough',
   inherited: ['before_request_hooks', 'after_request_hooks', 'input_guardrails', 'output_guardrails'],
+  // A passthrough request is forwarded as sent: no guardrail would see it.
+  notWithPassthrough: ['input_guardrails', 'output_guardrails'],
 });
 
 export type BeforeRequestHookConfig = Static<typeof BeforeRequestHook>;

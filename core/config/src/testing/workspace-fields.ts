@@ -20,10 +20,13 @@ export const WORKSPACE_PLUGIN_FIELDS: NonNullable<FieldSources['plugins']> = [
   { plugin: '@gateway/plugin-hooks', fields: hookConfigFields },
 ];
 
+/** What a gateway loading this workspace's plugins assembles the config from. */
+export const WORKSPACE_FIELD_SOURCES = {
+  providers: [openai, createAzureAdapter({ id: 'azure-openai', defaultForm: 'openai' }), bedrock, vertexAi],
+  strategies: [single, loadbalance, fallback, conditional],
+  plugins: WORKSPACE_PLUGIN_FIELDS,
+} satisfies FieldSources;
+
 export function useWorkspaceFields(): () => void {
-  return useLoadedFields({
-    providers: [openai, createAzureAdapter({ id: 'azure-openai', defaultForm: 'openai' }), bedrock, vertexAi],
-    strategies: [single, loadbalance, fallback, conditional],
-    plugins: WORKSPACE_PLUGIN_FIELDS,
-  });
+  return useLoadedFields(WORKSPACE_FIELD_SOURCES);
 }

@@ -1,15 +1,17 @@
-// The check seams of validateConfig: with a check lookup set (as the server sets it from the guardrail registry),
-// an unknown check id or parameters its validate() refuses are violations with their path; without one (the
-// guardrail engine off, or a bare validator) only the schema applies.
+// The hook lists' field rules (config-rules.ts) as the gateway's config validation applies them: with the hook
+// engine's fields declared with their rules (as the plugin declares them when guardrails are on), an unknown check id
+// or parameters its validate() refuses are violations with their path; declared without them (guardrails off, or a
+// bare validator) only the schema applies.
 
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
 import type { ApiKeyType, Caller, GuardrailCheck } from '@gateway/sdk';
-import { setCheckLookup, setSavedGuardrailResolver } from './hooks.ts';
-import { parseConfigHeader } from './parse.ts';
-import { validateConfig } from './validate.ts';
-import { useWorkspaceFields } from './testing/workspace-fields.ts';
+import { parseConfigHeader, setSavedGuardrailResolver, useLoadedFields, validateConfig } from '@gateway/config';
+import { useWorkspaceFields, WORKSPACE_FIELD_SOURCES } from '../../../core/config/src/testing/workspace-fields.ts';
+import { hookConfigFields } from './config-fields.ts';
+import { hookFieldRules } from './config-rules.ts';
+import type { CheckLookup } from './types.ts';
 
-// The fields of this workspace's providers and strategies, as a gateway loading them assembles them.
+// The fields of this workspace's providers, strategies and stage plugins, the hook lists without their rules.
 useWorkspaceFields();
 
 const checks = new Map<string, GuardrailCheck>(
@@ -45,12 +47,20 @@ const violationsOf = (config: unknown): string[] => {
 };
 const base = { provider: 'openai', api_key: 'sk-test' };
 
-// The seams are process-wide: each test sets what it needs over whatever is set, and takes it out again.
+// The fields and the seam are process-wide: each test puts in what it needs over whatever is set, and takes it out again.
 const unsets: (() => void)[] = [];
-const withChecks = (fn: Parameters<typeof setCheckLookup>[0]) => void unsets.push(setCheckLookup(fn));
+/** The workspace's fields, the hook lists with their rules checking against `lookup` (as the plugin declares them). */
+const hooksWithRules = (lookup: CheckLookup) =>
+  useLoadedFields({
+    ...WORKSPACE_FIELD_SOURCES,
+    plugins: [
+      ...[...WORKSPACE_FIELD_SOURCES.plugins].filter(({ fields }) => fields !== hookConfigFields),
+      { plugin: '@gateway/plugin-hooks', fields: { ...hookConfigFields, rules: hookFieldRules(lookup) } },
+    ],
+  });
+const withChecks = (lookup: CheckLookup) => void unsets.push(hooksWithRules(lookup));
 const withSaved = (fn: Parameters<typeof setSavedGuardrailResolver>[0]) => void unsets.push(setSavedGuardrailResolver(fn));
 beforeEach(() => {
-  withChecks(undefined);
   withSaved(undefined);
 });
 afterEach(() => {
@@ -58,7 +68,7 @@ afterEach(() => {
 });
 
 describe('guardrail checks in validateConfig', () => {
-  test('without a lookup, any check id passes (schema only)', () => {
+  test('without the rules, any check id passes (schema only)', () => {
     expect(violationsOf({ ...base, input_guardrails: [{ 'who.knows': {} }, 'saved-one'] })).toEqual([]);
   });
 
@@ -171,19 +181,19 @@ describe('guardrail checks in validateConfig', () => {
     ]);
   });
 
-  test('setting a seam forgets cached configs (a header validated before is validated again); taking it out restores', () => {
+  test('declaring the rules forgets cached configs (a header validated before is validated again); taking them out restores', () => {
     const header = JSON.stringify({ ...base, input_guardrails: [{ 'acme.nope': {} }] });
     expect(parseConfigHeader(header).input_guardrails).toHaveLength(1);
-    const unset = setCheckLookup((id) => checks.get(id));
+    const unset = hooksWithRules((id) => checks.get(id));
     expect(() => parseConfigHeader(header)).toThrow('input_guardrails[0]["acme.nope"]: unknown guardrail check "acme.nope"');
     unset();
     expect(parseConfigHeader(header).input_guardrails).toHaveLength(1);
-    // Two gateways: whichever closes first, the other's lookup is what remains.
-    const a = setCheckLookup((id) => checks.get(id));
-    const b = setCheckLookup(() => undefined);
+    // Two gateways: whichever closes first, the other's fields are what remain.
+    const a = hooksWithRules((id) => checks.get(id));
+    const b = hooksWithRules(() => undefined);
     b();
     expect(violationsOf({ ...base, input_guardrails: [{ 'acme.free': {} }] })).toEqual([]);
-    const c = setCheckLookup(() => undefined);
+    const c = hooksWithRules(() => undefined);
     a();
     expect(violationsOf({ ...base, input_guardrails: [{ 'acme.free': {} }] })).toEqual(['input_guardrails[0]["acme.free"]: unknown guardrail check "acme.free"']);
     c();
