@@ -40,7 +40,11 @@ export default definePlugin({
     // Once every plugin declared its fields: which keys of a config are secrets, and which decide where they go.
     let fields: DocumentFields | undefined;
     api.onReady(() => {
-      fields = declaredFields(api.service(Services.providerAdapters).values(), api.service(Services.guardrailChecks).values()).documents;
+      fields = declaredFields(
+        api.service(Services.providerAdapters).values(),
+        api.service(Services.guardrailChecks).values(),
+        api.service(Services.pluginConfigFields),
+      ).documents;
       guardrailStore = api.optional(GuardrailServices.store);
       // Keys may be given these scopes (the api-keys plugin's catalogue has them already; adding is idempotent).
       api.optional(Services.apiKeyScopes)?.add(SCOPES);

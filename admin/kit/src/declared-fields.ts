@@ -2,7 +2,8 @@
  * The config fields the loaded plugins declare (config-fields.ts in the SDK), indexed for the administration side:
  * which an integration may hold, which are masked and sealed, which decide where a stored secret is sent and which
  * must be entered again when one of those changes. Built once when the gateway is ready (`declaredFields`), from the
- * `providerAdapters` and `guardrailChecks` services; nothing here names a provider or a check.
+ * `providerAdapters`, `guardrailChecks` and `pluginConfigFields` services; nothing here names a provider, a check or
+ * a stage plugin's field.
  *
  * A stored secret is only ever sent where it was entered for, so
  * - an update that changes a destination field must carry the `clearedOnChange` values again (a masked placeholder,
@@ -10,7 +11,7 @@
  * - a request that names a stored target (`@slug`, a virtual key) cannot override a destination field: the stored
  *   value wins (the server pins them, core/server resolve.ts).
  */
-import type { ConfigFieldSet, GuardrailCheck, ProviderAdapter } from '@gateway/sdk';
+import type { ConfigFieldSet, DeclaredConfigFields, GuardrailCheck, ProviderAdapter } from '@gateway/sdk';
 import type { TSchema } from '@sinclair/typebox';
 
 /** Every provider: which adapter builds the call, and the base URL that replaces its own. */
@@ -41,8 +42,15 @@ export interface DeclaredFields {
   readonly documents: DocumentFields;
 }
 
-/** Indexes the declarations of the loaded providers and guardrail checks; call once (at ready), never per request. */
-export function declaredFields(adapters: Iterable<ProviderAdapter>, checks: Iterable<GuardrailCheck> = []): DeclaredFields {
+/**
+ * Indexes the declarations of the loaded providers, guardrail checks and other plugins' config fields (`stageFields`:
+ * a stage plugin's fields sit in stored configs, not in integrations); call once (at ready), never per request.
+ */
+export function declaredFields(
+  adapters: Iterable<ProviderAdapter>,
+  checks: Iterable<GuardrailCheck> = [],
+  stageFields: Iterable<DeclaredConfigFields> = [],
+): DeclaredFields {
   const providerFields = new Map<string, TSchema>();
   const secret = new Set<string>();
   const cleared = new Set<string>();
@@ -62,6 +70,14 @@ export function declaredFields(adapters: Iterable<ProviderAdapter>, checks: Iter
   // A check's parameters go to the service its destination parameters name; `id` names the check that sends them.
   for (const check of checks) for (const name of check.destination ?? []) documentDestinations.add(name);
   documentDestinations.add('id');
+  // A stage plugin's secrets are sealed and masked in stored configs as a provider's are; its destinations count there.
+  const stageSecret = new Set<string>();
+  const stageCleared = new Set<string>();
+  for (const { fields: set } of stageFields) {
+    for (const name of set.secret ?? []) stageSecret.add(name);
+    for (const name of set.clearedOnChange ?? set.secret ?? []) stageCleared.add(name);
+    for (const name of set.destination ?? []) documentDestinations.add(name);
+  }
 
   return {
     providerFields,
@@ -69,9 +85,9 @@ export function declaredFields(adapters: Iterable<ProviderAdapter>, checks: Iter
     clearedOnChange: cleared,
     destinationFields: (provider) => byProvider.get(provider) ?? EVERY_PROVIDER,
     documents: {
-      secretKeys: new Set([...GENERIC_SECRET_KEYS, ...secret]),
+      secretKeys: new Set([...GENERIC_SECRET_KEYS, ...secret, ...stageSecret]),
       destinations: documentDestinations,
-      clearedOnChange: new Set([...GENERIC_SECRET_KEYS, ...cleared]),
+      clearedOnChange: new Set([...GENERIC_SECRET_KEYS, ...cleared, ...stageCleared]),
     },
   };
 }

@@ -49,6 +49,7 @@ export class Registry {
     // The live maps: complete once every plugin is set up.
     this.provide(Services.guardrailChecks, this.guardrails);
     this.provide(Services.providerAdapters, this.providers);
+    this.provide(Services.pluginConfigFields, this.configFields);
   }
 
   /** Makes `owner` the service's one provider; a second provider of the same service is refused, naming both. */

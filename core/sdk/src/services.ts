@@ -6,6 +6,7 @@
  */
 import type { AdminAuthorizer, AuditSink, FeatureFlag } from './admin.ts';
 import type { GatewayConfig, TargetConfig } from './config.ts';
+import type { DeclaredConfigFields } from './config-fields.ts';
 import type { Database } from './db.ts';
 import type { OutboundGuard } from './outbound.ts';
 import type { Caller, GatewayCalls, GatewayRequest, GuardrailCheck } from './plugin.ts';
@@ -159,6 +160,8 @@ export const Services = {
   guardrailChecks: defineService<ReadonlyMap<string, GuardrailCheck>>('guardrailChecks'),
   /** Every loaded provider adapter by id; complete once every plugin is set up. */
   providerAdapters: defineService<ReadonlyMap<string, ProviderAdapter>>('providerAdapters'),
+  /** The top-level config fields plugins declare (`api.configFields`), in load order; complete once every plugin is set up. */
+  pluginConfigFields: defineService<readonly DeclaredConfigFields[]>('pluginConfigFields'),
 
   // ---- provided by the host once every plugin is set up (look it up in `onReady`)
   /** Calls through the gateway's own pipeline (docs/plugins.md, "Calls through the gateway"). */
