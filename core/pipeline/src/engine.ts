@@ -45,7 +45,8 @@ export interface RoutedResult extends AttemptResult {
 
 /** 400s that no retry can fix, whatever `on_status_codes` says. */
 /** An open circuit is not retried either: it stays open for its whole cooldown. */
-const NEVER_RETRIED = new Set(['context_length_exceeded', 'content_policy_violation', 'content_filter', 'circuit_open']);
+/** Nor is a refusal by a rate or usage limit: the window it waits for is longer than any retry. */
+const NEVER_RETRIED = new Set(['context_length_exceeded', 'content_policy_violation', 'content_filter', 'circuit_open', 'rate_limit_exceeded', 'usage_limit_exceeded', 'limits_unavailable']);
 
 /**
  * The attempt's result as the routed one. Extended in place, not copied: a copy would read `response`, which a
