@@ -70,6 +70,15 @@ describe.each(stores)('counters (%s)', (_kind, make) => {
     await a!.close();
   });
 
+  test('a whole amount added to a counter that holds a fraction (a cost of exactly 2 cents after 0.5)', async () => {
+    const [a] = await make();
+    await a!.add([{ key: 'c', by: 0.5, ttlMs: 60_000 }]);
+    await a!.add([{ key: 'c', by: 2, ttlMs: 60_000 }]);
+    expect((await a!.consume([{ key: 'c', limit: 100, cost: 3, ttlMs: 60_000 }])).values[0]).toBeCloseTo(5.5, 10);
+    expect((await a!.read(['c']))[0]).toBeCloseTo(5.5, 10);
+    await a!.close();
+  });
+
   test('a counter expires with its window', async () => {
     const [a] = await make();
     await a!.consume([{ key: 'short', limit: 5, cost: 1, ttlMs: 50 }]);

@@ -30,7 +30,8 @@ for i = 1, n do
   local cost = ARGV[3 * i - 1]
   local v = values[i] or '0'
   if tonumber(cost) ~= 0 then
-    if string.find(cost, '[.eE]') then v = redis.call('INCRBYFLOAT', KEYS[i], cost) else v = redis.call('INCRBY', KEYS[i], cost) end
+    -- A fraction in the cost or already in the counter (a cost in cents): INCRBY would refuse a fractional value.
+    if string.find(cost, '[.eE]') or string.find(v, '[.eE]') then v = redis.call('INCRBYFLOAT', KEYS[i], cost) else v = redis.call('INCRBY', KEYS[i], cost) end
     if redis.call('PTTL', KEYS[i]) < 0 then redis.call('PEXPIRE', KEYS[i], ARGV[3 * i]) end
   end
   out[i + 2] = tostring(v)
@@ -41,7 +42,8 @@ return out`;
 const ADD = `
 for i = 1, #KEYS do
   local by = ARGV[2 * i - 1]
-  if string.find(by, '[.eE]') then redis.call('INCRBYFLOAT', KEYS[i], by) else redis.call('INCRBY', KEYS[i], by) end
+  local v = redis.call('GET', KEYS[i]) or '0'
+  if string.find(by, '[.eE]') or string.find(v, '[.eE]') then redis.call('INCRBYFLOAT', KEYS[i], by) else redis.call('INCRBY', KEYS[i], by) end
   if redis.call('PTTL', KEYS[i]) < 0 then redis.call('PEXPIRE', KEYS[i], ARGV[2 * i]) end
 end
 return #KEYS`;
