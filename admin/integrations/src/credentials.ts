@@ -5,7 +5,7 @@
  */
 import { type TObject, type TSchema, Type } from '@sinclair/typebox';
 import { changedDestinations, type DeclaredFields } from '@gateway/admin-kit';
-import { Errors, type Json, type TargetConfig } from '@gateway/sdk';
+import { Errors, type Json, type PriceMultipliers, type TargetConfig, type TokenKind } from '@gateway/sdk';
 
 /** Bounds on every string an integration stores, unless its provider's declaration sets its own. */
 const STRING_BOUNDS = { minLength: 1, maxLength: 4096 } as const;
@@ -56,6 +56,36 @@ export const PricingAdjustmentsSchema = Type.Object(
   { additionalProperties: false },
 );
 export type PricingAdjustments = { multiplier: Partial<Record<(typeof PRICING_TOKEN_KINDS)[number], number>> };
+
+/**
+ * The token kinds each stored multiplier scales (README, "Cost"). `request_token` covers embedding tokens too;
+ * `cache_read_audio_input_token` and `response_image_token` scale nothing yet: no answer the gateway reads reports
+ * cached audio or image output tokens apart.
+ */
+const MULTIPLIED_KINDS: Readonly<Record<(typeof PRICING_TOKEN_KINDS)[number], readonly TokenKind[]>> = {
+  request_token: ['input', 'embedding'],
+  response_token: ['output'],
+  cache_read_input_token: ['cache_read_input'],
+  cache_write_input_token: ['cache_write_input'],
+  request_audio_token: ['audio_input'],
+  response_audio_token: ['audio_output'],
+  cache_read_audio_input_token: [],
+  request_image_token: ['image_input'],
+  response_image_token: [],
+  reasoning_token: ['reasoning'],
+  prediction_accepted_token: ['prediction_accepted'],
+  prediction_rejected_token: ['prediction_rejected'],
+};
+
+/** Stored `pricing_adjustments` as multipliers by token kind; undefined when none is set. */
+export function multipliersOf(adjustments: PricingAdjustments | null | undefined): PriceMultipliers | undefined {
+  const stored = adjustments?.multiplier;
+  if (!stored) return undefined;
+  const out: Partial<Record<TokenKind, number>> = {};
+  for (const [name, value] of Object.entries(stored) as [(typeof PRICING_TOKEN_KINDS)[number], number | undefined][])
+    if (value !== undefined) for (const kind of MULTIPLIED_KINDS[name] ?? []) out[kind] = value;
+  return Object.keys(out).length ? out : undefined;
+}
 
 export const SecretMappingSchema = Type.Object(
   {

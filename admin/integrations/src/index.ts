@@ -12,6 +12,7 @@ import { integrationRoutes } from './routes/integrations.ts';
 import { modelRoutes } from './routes/models.ts';
 import { providerRoutes } from './routes/providers.ts';
 import { virtualKeyRoutes } from './routes/virtual-keys.ts';
+import { createIntegrationPrices } from './prices.ts';
 import { createStoredAccess } from './stored-access.ts';
 import { loadStoredSet, type StoredSet } from './stored-set.ts';
 import { integrationMigrations, integrations, virtualKeys } from './tables.ts';
@@ -66,6 +67,7 @@ export default definePlugin({
       whenReady: (fn) => void whenReady.push(fn),
     };
     api.provide(Services.storedAccess, createStoredAccess({ current: () => snapshot.current, secrets: ctx.secrets }));
+    api.provide(Services.integrationPrices, createIntegrationPrices(() => snapshot.current));
     for (const route of [
       ...integrationRoutes(ctx),
       ...integrationWorkspaceRoutes(ctx),

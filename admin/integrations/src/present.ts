@@ -91,6 +91,7 @@ export function presentModel(row: ModelRow) {
     slug: row.slug,
     enabled: row.enabled,
     configurations: row.configurations,
+    pricing: row.pricing,
     created_at: iso(row.created_at),
     last_updated_at: iso(row.updated_at),
   };

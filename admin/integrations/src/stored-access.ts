@@ -61,7 +61,7 @@ function integrationFor(set: StoredSet, slug: string, caller: Caller): Integrati
 
 export function createStoredAccess(deps: StoredAccessDeps) {
   return {
-    providerSlug(slug: string, caller: Caller, model?: string): MaybePromise<{ provider: string; target: TargetConfig } | undefined> {
+    providerSlug(slug: string, caller: Caller, model?: string): MaybePromise<{ provider: string; target: TargetConfig; integrationId: string } | undefined> {
       const integration = integrationFor(deps.current(), slug, caller);
       if (!integration) return undefined;
       if (!integration.credentials || !integration.target) throw undecryptable(`@${slug}`);
@@ -71,8 +71,9 @@ export function createStoredAccess(deps: StoredAccessDeps) {
         return withSecrets(deps, caller, integration.provider, integration.credentials, integration.mappings, m?.customHost, integration.authMode).then((target) => ({
           provider: integration.provider,
           target,
+          integrationId: integration.id,
         }));
-      return { provider: integration.provider, target: m?.target ?? integration.target };
+      return { provider: integration.provider, target: m?.target ?? integration.target, integrationId: integration.id };
     },
 
     /** By slug in the caller's workspace, or by id. */

@@ -93,8 +93,12 @@ for (const dialect of DIALECTS) {
 
       const hit = access.providerSlug('prod', a);
       expect(hit).not.toBeInstanceOf(Promise);
-      expect(hit).toEqual({ provider: 'openai', target: { provider: 'openai', api_key: 'sk-team', custom_host: 'http://127.0.0.1:1/v1' } });
-      expect(access.providerSlug('prod', a, 'gpt-4o')).toEqual({ provider: 'openai', target: { provider: 'openai', api_key: 'sk-team', custom_host: 'http://127.0.0.1:2/v1' } });
+      expect(hit).toEqual({ provider: 'openai', target: { provider: 'openai', api_key: 'sk-team', custom_host: 'http://127.0.0.1:1/v1' }, integrationId: expect.any(String) });
+      expect(access.providerSlug('prod', a, 'gpt-4o')).toEqual({
+        provider: 'openai',
+        target: { provider: 'openai', api_key: 'sk-team', custom_host: 'http://127.0.0.1:2/v1' },
+        integrationId: expect.any(String),
+      });
       // The integration slug itself, for a workspace with access.
       expect(access.providerSlug('team', a)).toMatchObject({ provider: 'openai' });
       // ws-b has a provider but its access is disabled; ws-c has nothing but the slug exists in the organisation.

@@ -2,9 +2,9 @@
  * Every integration, workspace provider and virtual key, indexed for the hot path. Built in one pass from the
  * tables; credentials are decrypted here, once per load, never per request.
  */
-import type { Database, Logger, TargetConfig } from '@gateway/sdk';
+import type { Database, Logger, ModelPrices, PriceMultipliers, TargetConfig } from '@gateway/sdk';
 import type { SealedAt, SecretBox, SecretMapping } from '@gateway/admin-kit';
-import { type AuthMode, type Credentials, toTarget } from './credentials.ts';
+import { type AuthMode, type Credentials, multipliersOf, toTarget } from './credentials.ts';
 import {
   integrationCredentialsAt,
   integrationModels,
@@ -21,6 +21,8 @@ export interface ModelEntry {
   customHost: string | undefined;
   /** The integration's target with this model's custom host, when it has one. */
   target: Readonly<TargetConfig> | undefined;
+  /** The model's own prices, in place of its provider's catalogue. */
+  prices: ModelPrices | undefined;
 }
 
 export interface IntegrationEntry {
@@ -37,6 +39,8 @@ export interface IntegrationEntry {
   /** Workspace id → enabled. */
   workspaces: ReadonlyMap<string, boolean>;
   models: ReadonlyMap<string, ModelEntry>;
+  /** `pricing_adjustments.multiplier` by token kind, applied over the model's prices. */
+  multiplier: PriceMultipliers | undefined;
 }
 
 export interface ProviderEntry {
@@ -136,6 +140,7 @@ export async function loadStoredSet(database: Database, box: SecretBox, logger?:
         enabled: m.enabled,
         customHost,
         target: target && customHost ? deepFreeze({ ...target, custom_host: customHost }) : undefined,
+        prices: m.pricing ?? undefined,
       });
     }
     const entry: IntegrationEntry = {
@@ -150,6 +155,7 @@ export async function loadStoredSet(database: Database, box: SecretBox, logger?:
       mappings: row.secret_mappings ?? [],
       workspaces: access.get(row.id) ?? new Map(),
       models,
+      multiplier: multipliersOf(row.pricing_adjustments),
     };
     byId.set(row.id, entry);
     bySlug.set(key(row.organisation_id, row.slug), entry);

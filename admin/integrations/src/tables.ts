@@ -1,4 +1,4 @@
-import { col, defineTable, type Migration } from '@gateway/sdk';
+import { col, defineTable, type Migration, type ModelPrices } from '@gateway/sdk';
 import type { SealedAt, SecretMapping } from '@gateway/admin-kit';
 import type { PricingAdjustments } from './credentials.ts';
 
@@ -44,20 +44,29 @@ export const integrationWorkspaces = defineTable(
   { indexes: [{ columns: ['integration_id', 'workspace_id'], unique: true }, { columns: ['workspace_id'] }] },
 );
 
-/** Models of an integration: enabled or not, with a per-model custom host. */
+const integrationModelColumnsV1 = {
+  id: col.id(),
+  organisation_id: col.ref(),
+  integration_id: col.ref(),
+  slug: col.string(255),
+  enabled: col.bool().default(true),
+  configurations: col.json<{ custom_host?: string }>().nullable(),
+  created_at: col.timestamp().default(Date.now),
+  updated_at: col.timestamp().default(Date.now),
+};
+const integrationModelIndexes = [{ columns: ['integration_id', 'slug'], unique: true }] as const;
+/** The table as 0001 created it (its DDL must not change). */
+const integrationModelsV1 = defineTable('integration_models', integrationModelColumnsV1, { indexes: integrationModelIndexes });
+
+/** Models of an integration: enabled or not, with a per-model custom host and the model's own prices. */
 export const integrationModels = defineTable(
   'integration_models',
   {
-    id: col.id(),
-    organisation_id: col.ref(),
-    integration_id: col.ref(),
-    slug: col.string(255),
-    enabled: col.bool().default(true),
-    configurations: col.json<{ custom_host?: string }>().nullable(),
-    created_at: col.timestamp().default(Date.now),
-    updated_at: col.timestamp().default(Date.now),
+    ...integrationModelColumnsV1,
+    /** The model's own prices (USD per 1M tokens by kind), in place of its provider's catalogue; null: the catalogue's. */
+    pricing: col.json<ModelPrices>().nullable(),
   },
-  { indexes: [{ columns: ['integration_id', 'slug'], unique: true }] },
+  { indexes: integrationModelIndexes },
 );
 
 /** A workspace's provider: its `@slug` names an integration the workspace may use. */
@@ -104,6 +113,20 @@ export const virtualKeyCredentialsAt = (id: string): SealedAt => ({ table: virtu
 export const integrationMigrations: Migration[] = [
   {
     id: 'integrations/0001-integrations-providers-virtual-keys',
-    tables: [integrations, integrationWorkspaces, integrationModels, workspaceProviders, virtualKeys],
+    tables: [integrations, integrationWorkspaces, integrationModelsV1, workspaceProviders, virtualKeys],
+  },
+  {
+    id: 'integrations/0002-integration-model-pricing',
+    statements: {
+      sqlite: ['ALTER TABLE "integration_models" ADD COLUMN "pricing" TEXT NULL'],
+      // MySQL 8 has no ADD COLUMN IF NOT EXISTS: added only when missing, so the statements can run again.
+      mysql: [
+        "SET @gw_add_column = (SELECT IF(COUNT(*) = 0, 'ALTER TABLE `integration_models` ADD COLUMN `pricing` JSON NULL', 'SELECT 1') " +
+          "FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'integration_models' AND COLUMN_NAME = 'pricing')",
+        'PREPARE gw_add_column FROM @gw_add_column',
+        'EXECUTE gw_add_column',
+        'DEALLOCATE PREPARE gw_add_column',
+      ],
+    },
   },
 ];

@@ -21,6 +21,8 @@ import { backoffMs, RETRY_AFTER_CAP_MS, retryPolicy, sleep } from './retry.ts';
 export interface ResolvedTarget {
   provider: ProviderAdapter;
   target: TargetConfig;
+  /** The integration behind a `@slug` provider, recorded on the attempts (its prices apply to the answer). */
+  integrationId?: string;
 }
 
 export interface EngineDeps {
@@ -101,7 +103,15 @@ async function runLeaf(req: GatewayRequest, leaf: TargetConfig, index: string, d
   for (let retry = 0; ; retry++) {
     const started = performance.now();
     const result = await runAttempt(req, { index, target, provider, retry, body }, deps, 0);
-    log.push({ index, providerId: result.providerId, retry, status: result.status, latencyMs: performance.now() - started, error: result.error?.message });
+    log.push({
+      index,
+      providerId: result.providerId,
+      retry,
+      status: result.status,
+      latencyMs: performance.now() - started,
+      error: result.error?.message,
+      integrationId: resolved.integrationId,
+    });
     const retryable = shouldRetry(result, policy.codes);
     if (!retryable || retry >= policy.attempts || req.signal.aborted || log.length >= ROUTING_LIMITS.maxAttemptsPerRequest)
       return routed(result, index, retryable && policy.attempts > 0 ? -1 : retry);

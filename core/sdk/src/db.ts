@@ -12,6 +12,7 @@ import {
   bigint as myBigint,
   boolean as myBoolean,
   customType,
+  double as myDouble,
   int as myInt,
   mediumtext,
   mysqlTable,
@@ -23,6 +24,7 @@ import {
 } from 'drizzle-orm/mysql-core';
 import {
   integer,
+  real,
   sqliteTable,
   text,
   type SQLiteColumn,
@@ -40,7 +42,7 @@ export type Dialect = 'sqlite' | 'mysql';
 
 // ---- columns ----------------------------------------------------------------------------------------------------
 
-export type ColumnKind = 'id' | 'ref' | 'string' | 'text' | 'int' | 'bigint' | 'bool' | 'json' | 'timestamp';
+export type ColumnKind = 'id' | 'ref' | 'string' | 'text' | 'int' | 'bigint' | 'double' | 'bool' | 'json' | 'timestamp';
 
 export interface ColumnOptions {
   readonly length?: number;
@@ -98,6 +100,8 @@ export const col = {
   int: () => new ColumnSpec<number, false, false>('int', base),
   /** A JS number: exact up to 2^53. */
   bigint: () => new ColumnSpec<number, false, false>('bigint', base),
+  /** A floating-point number (REAL / DOUBLE): fractional amounts such as a cost in cents. */
+  double: () => new ColumnSpec<number, false, false>('double', base),
   bool: () => new ColumnSpec<boolean, false, false>('bool', base),
   /** TEXT in SQLite, JSON in MySQL (LONGTEXT in MariaDB); read back as a value on both. */
   json: <T = Json>() => new ColumnSpec<T, false, false>('json', base),
@@ -234,6 +238,8 @@ function sqliteBuilder(name: string, spec: ColumnSpec): SQLiteColumnBuilderBase 
     case 'bigint':
     case 'timestamp':
       return finish(integer(name, { mode: 'number' }), spec);
+    case 'double':
+      return finish(real(name), spec);
     case 'bool':
       return finish(integer(name, { mode: 'boolean' }), spec);
     case 'json':
@@ -264,6 +270,8 @@ function mysqlBuilder(name: string, spec: ColumnSpec): MySqlColumnBuilderBase {
     case 'bigint':
     case 'timestamp':
       return finish(myBigint(name, { mode: 'number' }), spec);
+    case 'double':
+      return finish(myDouble(name), spec);
     case 'bool':
       return finish(myBoolean(name), spec);
     case 'json':
@@ -275,6 +283,7 @@ function mysqlBuilder(name: string, spec: ColumnSpec): MySqlColumnBuilderBase {
 
 function columnType(dialect: Dialect, spec: ColumnSpec): string {
   if (dialect === 'sqlite') {
+    if (spec.kind === 'double') return 'REAL';
     return spec.kind === 'int' || spec.kind === 'bigint' || spec.kind === 'timestamp' || spec.kind === 'bool'
       ? 'INTEGER'
       : 'TEXT';
@@ -292,6 +301,8 @@ function columnType(dialect: Dialect, spec: ColumnSpec): string {
     case 'bigint':
     case 'timestamp':
       return 'BIGINT';
+    case 'double':
+      return 'DOUBLE';
     case 'bool':
       return 'BOOLEAN';
     case 'json':

@@ -214,6 +214,8 @@ export interface AttemptRecord {
   status: number;
   latencyMs: number;
   error?: string;
+  /** The integration whose stored credentials the attempt used (a `@slug` provider): its prices apply. */
+  integrationId?: string;
 }
 
 /** After the answer is sent; never awaited. */

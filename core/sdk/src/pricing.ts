@@ -7,6 +7,7 @@
  * cents, fractional (a token costs a fraction of a cent). README, "Cost".
  */
 
+import { Type } from '@sinclair/typebox';
 import type { EndpointKind } from './types.ts';
 import type { TokenUsage } from './usage.ts';
 import { defineFigure } from './usage.ts';
@@ -14,7 +15,7 @@ import { defineFigure } from './usage.ts';
 /**
  * The kinds of tokens a provider bills, disjoint: a token counts in one kind only. `input` is the prompt tokens that
  * are of no other input kind (not read from or written to the cache, not audio, not image); `output` the completion
- * tokens of no other output kind (not reasoning, audio, image or prediction). `embedding`: an embeddings request's
+ * tokens of no other output kind (not reasoning, audio or prediction). `embedding`: an embeddings request's
  * input tokens. A `TokenUsage` (OpenAI's totals with their details) splits into these (README, "Cost").
  */
 export const TOKEN_KINDS = [
@@ -27,7 +28,6 @@ export const TOKEN_KINDS = [
   'output',
   'reasoning',
   'audio_output',
-  'image_output',
   'prediction_accepted',
   'prediction_rejected',
 ] as const;
@@ -50,13 +50,20 @@ export const PRICE_FALLBACK: Readonly<Partial<Record<TokenKind, TokenKind>>> = {
   embedding: 'input',
   reasoning: 'output',
   audio_output: 'output',
-  image_output: 'output',
   prediction_accepted: 'output',
   prediction_rejected: 'output',
 };
 
 /** A model's prices: US dollars per 1M tokens of each kind; `per_request` in US dollars per request. */
 export type ModelPrices = Partial<Readonly<Record<TokenKind | 'per_request', number>>>;
+
+const Price = Type.Number({ minimum: 0, maximum: 1_000_000 });
+
+/** `ModelPrices` checked (a catalogue's models, an integration model's `pricing`): known kinds only, at least one. */
+export const ModelPricesSchema = Type.Object(
+  Object.fromEntries([...TOKEN_KINDS, 'per_request'].map((kind) => [kind, Type.Optional(Price)])),
+  { additionalProperties: false, minProperties: 1 },
+);
 
 /**
  * A provider's catalogue, as its data file holds it (`providers/<name>/pricing.json`; validated at start-up, a bad
@@ -77,6 +84,20 @@ export interface PricingCatalogue {
   /** Other names of a model (`claude-3-5-sonnet-latest` → `claude-3-5-sonnet-20241022`). */
   readonly aliases?: Readonly<Record<string, string>>;
 }
+
+/** `PricingCatalogue` checked: a provider's data file must match it or the gateway does not start. */
+export const PricingCatalogueSchema = Type.Object(
+  {
+    source: Type.String({ pattern: '^https://', maxLength: 2048 }),
+    as_of: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
+    currency: Type.Literal('USD'),
+    unit: Type.Literal('USD per 1M tokens'),
+    note: Type.Optional(Type.String({ maxLength: 4096 })),
+    models: Type.Record(Type.String(), ModelPricesSchema),
+    aliases: Type.Optional(Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 255 }))),
+  },
+  { additionalProperties: false },
+);
 
 /** Multipliers per token kind (an integration's `pricing_adjustments.multiplier`); an absent kind: 1. */
 export type PriceMultipliers = Partial<Readonly<Record<TokenKind, number>>>;

@@ -95,7 +95,7 @@ export interface TargetAvailability {
 export interface StoredAccess {
   virtualKey?(id: string, caller: Caller): MaybePromise<TargetConfig | undefined>;
   /** `model`: the model the request asks for, when known (a stored provider may route or refuse it per model). */
-  providerSlug?(slug: string, caller: Caller, model?: string): MaybePromise<{ provider: string; target: TargetConfig } | undefined>;
+  providerSlug?(slug: string, caller: Caller, model?: string): MaybePromise<{ provider: string; target: TargetConfig; integrationId?: string } | undefined>;
 }
 
 /**

@@ -106,12 +106,13 @@ export function makeProviderResolver(providers: ReadonlyMap<string, ProviderAdap
     return fields;
   };
 
-  const fromSlug = (name: string, t: TargetConfig, slug: { provider: string; target: TargetConfig } | undefined): ResolvedTarget => {
+  const fromSlug = (name: string, t: TargetConfig, slug: { provider: string; target: TargetConfig; integrationId?: string } | undefined): ResolvedTarget => {
     const adapter = slug ? byName(slug.provider) : undefined;
     if (!slug || !adapter) throw Errors.unknownProvider(name);
     // The stored credentials go only where the stored object says: a request's host, region, resource or identity
     // fields are not applied to them.
-    return { provider: adapter, target: pinStored({ ...slug.target, ...t, provider: slug.provider }, slug.target, pinned(slug.provider)) };
+    const target = pinStored({ ...slug.target, ...t, provider: slug.provider }, slug.target, pinned(slug.provider));
+    return { provider: adapter, target, integrationId: slug.integrationId };
   };
 
   const withCredentials = (resolved: ResolvedTarget, req: GatewayRequest): ResolvedTarget => {
@@ -119,7 +120,7 @@ export function makeProviderResolver(providers: ReadonlyMap<string, ProviderAdap
     if (t.api_key !== undefined || t.Authorization !== undefined) return resolved;
     const auth = req.headers.get('authorization');
     const key = auth === null ? undefined : bearer({ authorization: auth });
-    return key ? { provider: resolved.provider, target: { ...t, api_key: key } } : resolved;
+    return key ? { ...resolved, target: { ...t, api_key: key } } : resolved;
   };
 
   const afterVirtualKey = (target: TargetConfig, req: GatewayRequest): ResolvedTarget | Promise<ResolvedTarget> => {

@@ -4,7 +4,7 @@
  * thread). Headers are never copied (they carry `Authorization` and `x-gateway-api-key`), nor the query string
  * (keys travel there for some providers).
  */
-import type { AttemptRecord, GatewayRequest, JsonObject, Outcome, TokenUsage } from '@gateway/sdk';
+import { type AttemptRecord, COST_FIGURE, type GatewayRequest, type JsonObject, type Outcome, type TokenUsage } from '@gateway/sdk';
 
 export interface LogEntry {
   traceId: string;
@@ -42,6 +42,10 @@ export interface LogEntry {
    * the batch is handed to the writer (off the request's path).
    */
   usageFrom?: { readonly usage: TokenUsage | undefined } | null;
+  /** The call's cost in US cents, as the pricing attached it (COST_FIGURE); null when not priced. */
+  costCents?: number | null;
+  /** true: priced; false: the answer had usage but its model no price (cost null, counted); null: nothing priced. */
+  priced?: boolean | null;
   errorCode?: string | null;
   errorMessage?: string | null;
   attempts?: readonly AttemptRecord[] | null;
@@ -68,6 +72,7 @@ export function entryFrom(req: GatewayRequest, outcome: Outcome): LogEntry {
   const cacheStatus = req.locals[CACHE_STATUS_LOCAL];
   const last = outcome.attempts.length ? outcome.attempts[outcome.attempts.length - 1] : undefined;
   const hookResults = req.locals[HOOK_RESULTS_LOCAL];
+  const cost = outcome.figures.get(COST_FIGURE);
   return {
     traceId: req.traceId,
     spanId: req.headers.get('x-gateway-span-id'),
@@ -93,6 +98,8 @@ export function entryFrom(req: GatewayRequest, outcome: Outcome): LogEntry {
     requestContentType: req.body ? null : req.headers.get('content-type'),
     responseBody: outcome.responseBody ?? null,
     usageFrom: outcome,
+    costCents: cost ? cost.total : null,
+    priced: cost === undefined ? null : cost !== null,
     errorCode: outcome.error?.code ?? null,
     errorMessage: outcome.error?.message ?? null,
     attempts: outcome.attempts,

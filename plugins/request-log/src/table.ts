@@ -48,6 +48,20 @@ export const requestLogs = defineTable(
     ...columnsV1,
     /** Results of the request's hooks and guardrails (plugins/hooks), feedback included; async ones too. */
     hook_results: col.json<unknown[]>().nullable(),
+    // ---- cost (README, "Cost"): the parts of the prompt and completion tokens that are priced apart
+    /** Of prompt_tokens: read from the provider's prompt cache. */
+    cache_read_input_tokens: col.int().nullable(),
+    /** Of prompt_tokens: written to the provider's prompt cache. */
+    cache_write_input_tokens: col.int().nullable(),
+    audio_input_tokens: col.int().nullable(),
+    image_input_tokens: col.int().nullable(),
+    /** Of completion_tokens: spent on reasoning. */
+    reasoning_tokens: col.int().nullable(),
+    audio_output_tokens: col.int().nullable(),
+    /** The call's cost in US cents (fractional); null when not priced. */
+    cost_cents: col.double().nullable(),
+    /** true: priced; false: usage known but the model has no price (counted as such, cost null); null: nothing to price. */
+    priced: col.bool().nullable(),
   },
   { indexes },
 );
@@ -64,6 +78,18 @@ const addColumnMysql = (table: string, column: string, type: string): string[] =
   'DEALLOCATE PREPARE gw_add_column',
 ];
 
+/** The columns 0003 adds, with their MySQL types. */
+const COST_COLUMNS: readonly [string, 'INT' | 'DOUBLE' | 'BOOLEAN'][] = [
+  ['cache_read_input_tokens', 'INT'],
+  ['cache_write_input_tokens', 'INT'],
+  ['audio_input_tokens', 'INT'],
+  ['image_input_tokens', 'INT'],
+  ['reasoning_tokens', 'INT'],
+  ['audio_output_tokens', 'INT'],
+  ['cost_cents', 'DOUBLE'],
+  ['priced', 'BOOLEAN'],
+];
+
 export const requestLogMigrations: Migration[] = [
   { id: 'request-log/0001-request-logs', tables: [requestLogsV1] },
   {
@@ -71,6 +97,13 @@ export const requestLogMigrations: Migration[] = [
     statements: {
       sqlite: ['ALTER TABLE "request_logs" ADD COLUMN "hook_results" TEXT NULL'],
       mysql: addColumnMysql('request_logs', 'hook_results', 'JSON NULL'),
+    },
+  },
+  {
+    id: 'request-log/0003-cost',
+    statements: {
+      sqlite: COST_COLUMNS.map(([column, type]) => `ALTER TABLE "request_logs" ADD COLUMN "${column}" ${type === 'DOUBLE' ? 'REAL' : 'INTEGER'} NULL`),
+      mysql: COST_COLUMNS.flatMap(([column, type]) => addColumnMysql('request_logs', column, `${type} NULL`)),
     },
   },
 ];

@@ -46,6 +46,8 @@ export type WireRow = [
   createdAt: number,
   /** The outcome's token usage (read here, on the main thread, once per call), or null. */
   usage: TokenUsage | null,
+  costCents: number | null,
+  priced: boolean | null,
 ];
 
 export interface WirePart {
@@ -169,6 +171,8 @@ export function toWirePart(
       str(e.errorMessage),
       num(e.createdAt) ?? 0,
       e.usageFrom?.usage ?? null,
+      num(e.costCents),
+      e.priced ?? null,
     ];
   }
 }
@@ -186,8 +190,8 @@ export function fromWirePart(part: WirePart): { seqs: number[]; entries: LogEntr
     const [status, latencyMs, upstreamLatencyMs, cacheStatus, targetIndex, retryCount, metadata, attempts, hookResults] = w.slice(13, 22) as [
       number, number, number | null, string | null, string | null, number, Record<string, string> | null, AttemptRecord[] | null, unknown[] | null,
     ];
-    const [requestBody, bodyOffset, bodyLength, bodyBytes, requestContentType, errorCode, errorMessage, createdAt, usage] = w.slice(22) as [
-      JsonObject | string | null, number, number, number, string | null, string | null, string | null, number, TokenUsage | null,
+    const [requestBody, bodyOffset, bodyLength, bodyBytes, requestContentType, errorCode, errorMessage, createdAt, usage, costCents, priced] = w.slice(22) as [
+      JsonObject | string | null, number, number, number, string | null, string | null, string | null, number, TokenUsage | null, number | null, boolean | null,
     ];
     seqs.push(seq);
     return {
@@ -217,6 +221,8 @@ export function fromWirePart(part: WirePart): { seqs: number[]; entries: LogEntr
       requestContentType,
       responseBody,
       usageFrom: usage ? { usage } : null,
+      costCents,
+      priced,
       errorCode,
       errorMessage,
       createdAt,

@@ -56,6 +56,7 @@ export const anthropic: ProviderAdapter = {
     },
   },
   error: anthropicErrorInfo,
+  pricing: new URL('../pricing.json', import.meta.url),
 };
 
 export default definePlugin({ setup: (api) => api.provider(anthropic) });

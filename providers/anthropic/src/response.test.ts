@@ -130,12 +130,13 @@ describe('toFinishReason', () => {
 });
 
 describe('toOpenAIUsage', () => {
-  test('prompt = input + cache reads + cache writes; cached_tokens = cache reads', () => {
+  test('prompt = input + cache reads + cache writes; cached_tokens = cache reads; cache writes kept beside', () => {
     expect(toOpenAIUsage({ input_tokens: 7, cache_read_input_tokens: 100, cache_creation_input_tokens: 20, output_tokens: 9 })).toEqual({
       prompt_tokens: 127,
       completion_tokens: 9,
       total_tokens: 136,
       prompt_tokens_details: { cached_tokens: 100 },
+      cache_creation_input_tokens: 20,
     });
   });
 

@@ -27,18 +27,23 @@ export function toFinishReason(stopReason: unknown): string | null {
 /**
  * Anthropic usage → OpenAI usage. Anthropic's `input_tokens` excludes cached input, so the prompt is the sum of
  * input_tokens, cache_read_input_tokens and cache_creation_input_tokens; cache reads are OpenAI's cached_tokens.
+ * OpenAI has no name for cache writes: `cache_creation_input_tokens` is kept beside (when any), since they cost
+ * more than plain input (README, "Cost").
  */
 export function toOpenAIUsage(usage: unknown): JsonObject {
   const u = isObject(usage) ? usage : {};
   const cacheRead = num(u.cache_read_input_tokens);
-  const prompt = num(u.input_tokens) + cacheRead + num(u.cache_creation_input_tokens);
+  const cacheWrite = num(u.cache_creation_input_tokens);
+  const prompt = num(u.input_tokens) + cacheRead + cacheWrite;
   const completion = num(u.output_tokens);
-  return {
+  const out: JsonObject = {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: prompt + completion,
     prompt_tokens_details: { cached_tokens: cacheRead },
   };
+  if (cacheWrite > 0) out.cache_creation_input_tokens = cacheWrite;
+  return out;
 }
 
 /**

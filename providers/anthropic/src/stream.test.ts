@@ -91,7 +91,7 @@ describe('anthropicEventToChunks: text', () => {
     const { chunks } = run([start, ...textBlock(0, 'Hi'), ...end('end_turn', 6)], ctxFor({ stream_options: { include_usage: true } }));
     const last = chunks[chunks.length - 1] as JsonObject;
     expect(last.choices).toEqual([]);
-    expect(last.usage).toEqual({ prompt_tokens: 15, completion_tokens: 6, total_tokens: 21, prompt_tokens_details: { cached_tokens: 4 } });
+    expect(last.usage).toEqual({ prompt_tokens: 15, completion_tokens: 6, total_tokens: 21, prompt_tokens_details: { cached_tokens: 4 }, cache_creation_input_tokens: 1 });
     expect(finishes(chunks)).toEqual(['stop']);
   });
 
@@ -100,7 +100,13 @@ describe('anthropicEventToChunks: text', () => {
       [start, ...textBlock(0, 'Hi'), ['message_delta', { delta: { stop_reason: 'end_turn' }, usage: { input_tokens: 12, output_tokens: 3 } }], ['message_stop', {}]],
       ctxFor({ stream_options: { include_usage: true } }),
     );
-    expect((chunks[chunks.length - 1] as JsonObject).usage).toEqual({ prompt_tokens: 17, completion_tokens: 3, total_tokens: 20, prompt_tokens_details: { cached_tokens: 4 } });
+    expect((chunks[chunks.length - 1] as JsonObject).usage).toEqual({
+      prompt_tokens: 17,
+      completion_tokens: 3,
+      total_tokens: 20,
+      prompt_tokens_details: { cached_tokens: 4 },
+      cache_creation_input_tokens: 1,
+    });
   });
 
   test('finish reasons: max_tokens → length, stop_sequence → stop, refusal → content_filter', () => {

@@ -100,6 +100,7 @@ export function createAzureAdapter(options: AzureAdapterOptions): ProviderAdapte
   return {
     id,
     targetFields: azureFields,
+    pricing: new URL('../pricing.json', import.meta.url),
     baseUrl: (target) => baseUrlFor(id, target, formOf(target, defaultForm)),
     authorize(call: ProviderCall, target: TargetConfig): ProviderCall | Promise<ProviderCall> {
       const form = formOf(target, defaultForm);

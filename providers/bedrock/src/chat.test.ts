@@ -290,12 +290,13 @@ describe('converseResponse', () => {
     });
   });
 
-  test('cached tokens: prompt tokens include cache reads and writes; cached_tokens is the reads', () => {
+  test('cached tokens: prompt tokens include cache reads and writes; cached_tokens is the reads; cache writes kept beside', () => {
     expect(usageOf({ inputTokens: 3, outputTokens: 7, totalTokens: 10, cacheReadInputTokens: 100, cacheWriteInputTokens: 20 })).toEqual({
       prompt_tokens: 123,
       completion_tokens: 7,
       total_tokens: 130,
       prompt_tokens_details: { cached_tokens: 100 },
+      cache_creation_input_tokens: 20,
     });
   });
 

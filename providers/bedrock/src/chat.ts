@@ -402,12 +402,15 @@ export function usageOf(usage: unknown): JsonObject {
   const cacheRead = count(usage.cacheReadInputTokens, 'cacheReadInputTokens', false);
   const cacheWrite = count(usage.cacheWriteInputTokens, 'cacheWriteInputTokens', false);
   const prompt = input + cacheRead + cacheWrite;
-  return {
+  const out: JsonObject = {
     prompt_tokens: prompt,
     completion_tokens: output,
     total_tokens: prompt + output,
     prompt_tokens_details: { cached_tokens: cacheRead },
   };
+  // OpenAI has no name for cache writes, which cost more than plain input: kept beside under Anthropic's name.
+  if (cacheWrite > 0) out.cache_creation_input_tokens = cacheWrite;
+  return out;
 }
 
 export function completionId(): string {

@@ -40,6 +40,7 @@ export const bedrock: ProviderAdapter = {
   endpoints: { chatComplete: chat, embed },
   error: bedrockError,
   targetFields: bedrockFields,
+  pricing: new URL('../pricing.json', import.meta.url),
 };
 
 export default definePlugin({

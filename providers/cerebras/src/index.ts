@@ -4,6 +4,7 @@ import { definePlugin } from '@gateway/sdk';
 /** Cerebras. */
 export const provider = openAICompatible({
   id: 'cerebras',
+  pricing: new URL('../pricing.json', import.meta.url),
   baseUrl: 'https://api.cerebras.ai/v1',
   unsupported: ['embed', 'moderate'],
 });

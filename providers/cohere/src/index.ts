@@ -35,6 +35,7 @@ export const cohere: ProviderAdapter = {
     listModels: { path: () => MODELS_PATH, response: modelsResponse },
   },
   error: cohereError,
+  pricing: new URL('../pricing.json', import.meta.url),
 };
 
 export default definePlugin({ setup: (api) => api.provider(cohere) });

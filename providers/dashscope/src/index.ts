@@ -4,6 +4,7 @@ import { definePlugin } from '@gateway/sdk';
 /** Alibaba Cloud Model Studio (DashScope, international). */
 export const provider = openAICompatible({
   id: 'dashscope',
+  pricing: new URL('../pricing.json', import.meta.url),
   baseUrl: 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1',
   unsupported: ['moderate'],
 });

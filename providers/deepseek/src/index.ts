@@ -4,6 +4,7 @@ import { definePlugin } from '@gateway/sdk';
 /** DeepSeek. */
 export const provider = openAICompatible({
   id: 'deepseek',
+  pricing: new URL('../pricing.json', import.meta.url),
   baseUrl: 'https://api.deepseek.com/v1',
   unsupported: ['embed', 'moderate'],
 });

@@ -4,6 +4,7 @@ import { definePlugin } from '@gateway/sdk';
 /** Fireworks AI. */
 export const provider = openAICompatible({
   id: 'fireworks-ai',
+  pricing: new URL('../pricing.json', import.meta.url),
   baseUrl: 'https://api.fireworks.ai/inference/v1',
   unsupported: ['moderate'],
 });

@@ -68,6 +68,7 @@ export const google: ProviderAdapter = {
   },
   endpoints: { chatComplete, embed, listModels },
   error: (json) => geminiError(json),
+  pricing: new URL('../pricing.json', import.meta.url),
 };
 
 export default definePlugin({ setup: (api) => api.provider(google) });

@@ -4,6 +4,7 @@ import { definePlugin } from '@gateway/sdk';
 /** Groq. */
 export const provider = openAICompatible({
   id: 'groq',
+  pricing: new URL('../pricing.json', import.meta.url),
   baseUrl: 'https://api.groq.com/openai/v1',
   unsupported: ['complete', 'moderate'],
 });

@@ -4,6 +4,7 @@ import { definePlugin } from '@gateway/sdk';
 /** Lambda Inference. */
 export const provider = openAICompatible({
   id: 'lambda',
+  pricing: new URL('../pricing.json', import.meta.url),
   baseUrl: 'https://api.lambda.ai/v1',
   unsupported: ['embed', 'moderate'],
 });

@@ -4,6 +4,7 @@ import { definePlugin } from '@gateway/sdk';
 /** LM Studio (local server; no key). */
 export const provider = openAICompatible({
   id: 'lm-studio',
+  pricing: new URL('../pricing.json', import.meta.url),
   baseUrl: 'http://localhost:1234/v1',
   auth: { kind: 'none' },
   unsupported: ['moderate'],

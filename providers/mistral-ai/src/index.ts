@@ -16,6 +16,7 @@ export { mistralError } from './errors.ts';
 
 const base = openAICompatible({
   id: 'mistral-ai',
+  pricing: new URL('../pricing.json', import.meta.url),
   baseUrl: 'https://api.mistral.ai/v1',
   unsupported: ['complete', 'moderate'],
 });

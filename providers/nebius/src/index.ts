@@ -4,6 +4,7 @@ import { definePlugin } from '@gateway/sdk';
 /** Nebius AI Studio. */
 export const provider = openAICompatible({
   id: 'nebius',
+  pricing: new URL('../pricing.json', import.meta.url),
   baseUrl: 'https://api.studio.nebius.com/v1',
   unsupported: ['moderate'],
 });

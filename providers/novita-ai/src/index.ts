@@ -4,6 +4,7 @@ import { definePlugin } from '@gateway/sdk';
 /** Novita AI. */
 export const provider = openAICompatible({
   id: 'novita-ai',
+  pricing: new URL('../pricing.json', import.meta.url),
   baseUrl: 'https://api.novita.ai/v3/openai',
   unsupported: ['moderate'],
 });

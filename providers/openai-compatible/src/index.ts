@@ -1,4 +1,4 @@
-import type { EndpointTranslator, ProviderAdapter, ProviderCall, TargetConfig } from '@gateway/sdk';
+import type { EndpointTranslator, PricingCatalogue, ProviderAdapter, ProviderCall, TargetConfig } from '@gateway/sdk';
 import { applyKeyAuth, type KeyAuth, targetKey } from './auth.ts';
 
 export { applyKeyAuth, targetKey, type KeyAuth };
@@ -14,6 +14,8 @@ export interface OpenAICompatibleVendor {
   unsupported?: ('chatComplete' | 'complete' | 'embed' | 'moderate')[];
   /** Extra headers every call carries (vendor scoping such as an organisation). */
   headers?(target: TargetConfig): Record<string, string>;
+  /** The vendor's list prices: its package's pricing.json (`new URL('../pricing.json', import.meta.url)`). */
+  pricing?: URL | PricingCatalogue;
 }
 
 const path = (p: string): EndpointTranslator => ({ path: () => p });
@@ -40,5 +42,6 @@ export function openAICompatible(vendor: OpenAICompatibleVendor): ProviderAdapte
       return extra && Object.keys(extra).length ? { ...withKey, headers: { ...withKey.headers, ...extra } } : withKey;
     },
     endpoints,
+    ...(vendor.pricing ? { pricing: vendor.pricing } : {}),
   };
 }

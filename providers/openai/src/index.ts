@@ -5,6 +5,7 @@ import { openaiFields } from './fields.ts';
 export const openai: ProviderAdapter = {
   ...openAICompatible({
     id: 'openai',
+    pricing: new URL('../pricing.json', import.meta.url),
     baseUrl: 'https://api.openai.com/v1',
     headers: (target) => {
       const scoping: Record<string, string> = {};

@@ -4,6 +4,7 @@ import { definePlugin } from '@gateway/sdk';
 /** OpenRouter. */
 export const provider = openAICompatible({
   id: 'openrouter',
+  pricing: new URL('../pricing.json', import.meta.url),
   baseUrl: 'https://openrouter.ai/api/v1',
   unsupported: ['moderate'],
 });

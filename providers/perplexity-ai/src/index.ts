@@ -4,6 +4,7 @@ import { definePlugin } from '@gateway/sdk';
 /** Perplexity. */
 export const provider = openAICompatible({
   id: 'perplexity-ai',
+  pricing: new URL('../pricing.json', import.meta.url),
   baseUrl: 'https://api.perplexity.ai',
   unsupported: ['complete', 'embed', 'moderate'],
 });

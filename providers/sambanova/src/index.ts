@@ -4,6 +4,7 @@ import { definePlugin } from '@gateway/sdk';
 /** SambaNova Cloud. */
 export const provider = openAICompatible({
   id: 'sambanova',
+  pricing: new URL('../pricing.json', import.meta.url),
   baseUrl: 'https://api.sambanova.ai/v1',
   unsupported: ['moderate'],
 });

@@ -4,6 +4,7 @@ import { definePlugin } from '@gateway/sdk';
 /** SiliconFlow. */
 export const provider = openAICompatible({
   id: 'siliconflow',
+  pricing: new URL('../pricing.json', import.meta.url),
   baseUrl: 'https://api.siliconflow.cn/v1',
   unsupported: ['moderate'],
 });

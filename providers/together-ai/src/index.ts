@@ -4,6 +4,7 @@ import { definePlugin } from '@gateway/sdk';
 /** Together AI. */
 export const provider = openAICompatible({
   id: 'together-ai',
+  pricing: new URL('../pricing.json', import.meta.url),
   baseUrl: 'https://api.together.xyz/v1',
   unsupported: ['moderate'],
 });

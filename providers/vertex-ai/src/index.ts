@@ -109,6 +109,7 @@ export const vertexAi: ProviderAdapter = {
   authorize: authorizeVertex,
   endpoints: { chatComplete, embed, listModels },
   targetFields: vertexFields,
+  pricing: new URL('../pricing.json', import.meta.url),
   // Google's error body, or Anthropic's for errors an Anthropic model itself reports.
   error: (json, status) => (isObject(json) && json.type === 'error' ? anthropicErrorInfo(json, status) : (geminiError(json) ?? anthropicErrorInfo(json, status))),
 };

@@ -4,6 +4,7 @@ import { definePlugin } from '@gateway/sdk';
 /** vLLM's OpenAI-compatible server, usually reached through a custom host. */
 export const provider = openAICompatible({
   id: 'vllm',
+  pricing: new URL('../pricing.json', import.meta.url),
   baseUrl: 'http://localhost:8000/v1',
   unsupported: ['moderate'],
 });

@@ -4,6 +4,7 @@ import { definePlugin } from '@gateway/sdk';
 /** xAI (Grok). */
 export const provider = openAICompatible({
   id: 'x-ai',
+  pricing: new URL('../pricing.json', import.meta.url),
   baseUrl: 'https://api.x.ai/v1',
   unsupported: ['moderate'],
 });

@@ -8,7 +8,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { type DeclaredFields, list, page, validator } from '@gateway/admin-kit';
-import { type AdminRoute, and, asc, eq, Errors, type Where } from '@gateway/sdk';
+import { type AdminRoute, and, asc, eq, Errors, ModelPricesSchema, type Where } from '@gateway/sdk';
 import { Type } from '@sinclair/typebox';
 import type { Ctx } from '../context.ts';
 import { checkUrl, type Credentials, secretFields } from '../credentials.ts';
@@ -30,6 +30,8 @@ const checkPut = validator(
             slug: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\s@][^\\s]*$' }),
             enabled: Type.Optional(Type.Boolean()),
             configurations: Type.Optional(ModelConfigurations),
+            /** The model's own prices (USD per 1M tokens by kind); null: back to the provider's catalogue. */
+            pricing: Type.Optional(Type.Union([ModelPricesSchema, Type.Null()])),
           },
           { additionalProperties: false },
         ),
@@ -104,9 +106,11 @@ export function integrationModelRoutes(ctx: Ctx): AdminRoute[] {
             const before = existing.get(m.slug);
             const configurations = m.configurations === undefined ? (before?.configurations ?? null) : m.configurations;
             const enabled = m.enabled ?? before?.enabled ?? true;
+            const pricing = m.pricing === undefined ? (before?.pricing ?? null) : m.pricing;
             if (before)
-              await tx.update(integrationModels, { enabled, configurations, updated_at: now }, (c) => and(eq(c.integration_id, row.id), eq(c.slug, m.slug)));
-            else await tx.insert(integrationModels, { organisation_id: org, integration_id: row.id, slug: m.slug, enabled, configurations, created_at: now, updated_at: now });
+              await tx.update(integrationModels, { enabled, configurations, pricing, updated_at: now }, (c) => and(eq(c.integration_id, row.id), eq(c.slug, m.slug)));
+            else
+              await tx.insert(integrationModels, { organisation_id: org, integration_id: row.id, slug: m.slug, enabled, configurations, pricing, created_at: now, updated_at: now });
           }
         });
         await ctx.snapshot.changed();
@@ -118,9 +122,9 @@ export function integrationModelRoutes(ctx: Ctx): AdminRoute[] {
           workspaceId: null,
           before: body.models.map((m) => {
             const b = existing.get(m.slug);
-            return b ? { slug: b.slug, enabled: b.enabled, configurations: b.configurations } : { slug: m.slug, absent: true };
+            return b ? { slug: b.slug, enabled: b.enabled, configurations: b.configurations, pricing: b.pricing } : { slug: m.slug, absent: true };
           }),
-          after: body.models.map((m) => ({ slug: m.slug, enabled: m.enabled, configurations: m.configurations })),
+          after: body.models.map((m) => ({ slug: m.slug, enabled: m.enabled, configurations: m.configurations, pricing: m.pricing })),
         };
         return list(after.map(presentModel), after.length);
       },
