@@ -9,7 +9,7 @@ import { IdentityServices } from '@gateway/admin-identity';
 import { defineService, definePlugin, type PluginApi, Services } from '@gateway/sdk';
 import { bootstrapKey } from './bootstrap.ts';
 import { ApiKeyClock } from './clock.ts';
-import { createMailer, type SmtpSettings, smtpSettings } from './mailer.ts';
+import { createMailer, type Mailer, type SmtpSettings, smtpSettings } from './mailer.ts';
 import { followMemberships } from './members.ts';
 import { KeyNotices } from './notices.ts';
 import { DAY_MS } from './policy.ts';
@@ -59,6 +59,8 @@ function smtpFromEnv(api: PluginApi): SmtpSettings | undefined {
 export const ApiKeyServices = {
   /** The scheduler of rotations and expiry notices. */
   rotation: defineService<RotationScheduler>('apiKeyRotation'),
+  /** The deployment's SMTP mailer (SMTP_*), for the other administration e-mails (usage-limit alerts): one transport. */
+  mailer: defineService<Mailer>('mailer'),
 } as const;
 
 export default definePlugin({
@@ -80,6 +82,7 @@ export default definePlugin({
     api.provide(Services.apiKeyScopes, scopes);
 
     const mailer = createMailer(smtpFromEnv(api), api.logger);
+    api.provide(ApiKeyServices.mailer, mailer);
     const notices = new KeyNotices(database, mailer, api.logger);
     let box: SecretBox | undefined;
     const keys = new ApiKeyStore({

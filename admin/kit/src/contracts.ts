@@ -81,3 +81,56 @@ export function setPath(target: Record<string, Json>, path: string, value: Json)
   }
   node[parts[parts.length - 1] as string] = value;
 }
+
+/** What a `usage_limits` field is set on (docs/admin/policies.md, "Limits on keys"). */
+export interface UsageLimitSubject {
+  readonly kind: 'api_key' | 'virtual_key' | 'integration_workspace';
+  /** The API key, the virtual key, or the integration (for an integration's workspace access). */
+  readonly id: string;
+  readonly organisationId: string;
+  /** The key's workspace (null: an organisation key); the workspace given access, for an integration. */
+  readonly workspaceId: string | null;
+  /** The object's name, for the alert e-mails. */
+  readonly name: string;
+}
+
+/** The `usage_limits` of an object as its answers show it. */
+export interface UsageLimitsView {
+  type: 'cost' | 'tokens';
+  /** US dollars for `cost`, tokens for `tokens`. */
+  credit_limit: number;
+  alert_threshold: number | null;
+  periodic_reset: 'monthly' | 'weekly' | null;
+  periodic_reset_days: number | null;
+  next_usage_reset_at: string | null;
+  last_reset_at: string | null;
+  /** Used in the current period, in the limit's unit; null when the counters cannot be read. */
+  current_usage: number | null;
+}
+
+/** A `usage_limits` value checked against what is stored, ready to save once the object is written. */
+export interface PreparedUsageLimits {
+  readonly subject: UsageLimitSubject;
+  /** The value removes the limit (null). */
+  readonly removes: boolean;
+}
+
+/**
+ * Service `usageLimits` (usage-limits plugin; absent when it is not loaded or USAGE_LIMITS_ENABLED=OFF): the
+ * `usage_limits` field of API keys, virtual keys and integration workspace access.
+ */
+export interface SubjectUsageLimits {
+  /** Checks a body's value (null removes), merged over the stored limit; 400 listing every violation under `path`. */
+  prepare(subject: UsageLimitSubject, value: unknown, path: string): Promise<PreparedUsageLimits>;
+  /** Stores prepared values, after the objects were written. */
+  save(prepared: readonly PreparedUsageLimits[]): Promise<void>;
+  /** The limits of objects, by `usageLimitSubjectKey`; an object without one is absent. */
+  views(subjects: readonly Pick<UsageLimitSubject, 'kind' | 'id' | 'workspaceId'>[]): Promise<Map<string, UsageLimitsView>>;
+  /** Drops the limits of objects deleted (a revoked key, a removed access). */
+  remove(subjects: readonly Pick<UsageLimitSubject, 'kind' | 'id' | 'workspaceId'>[]): Promise<void>;
+}
+
+/** The key of an object's limit: `<kind>:<id>`, and `:<workspace>` for an integration's workspace access. */
+export function usageLimitSubjectKey(s: Pick<UsageLimitSubject, 'kind' | 'id' | 'workspaceId'>): string {
+  return s.kind === 'integration_workspace' ? `${s.kind}:${s.id}:${s.workspaceId}` : `${s.kind}:${s.id}`;
+}

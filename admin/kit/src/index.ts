@@ -31,4 +31,9 @@ export {
   type SecretResolver,
   type SecuritySettings,
   type SecuritySettingsService,
+  type PreparedUsageLimits,
+  type SubjectUsageLimits,
+  type UsageLimitSubject,
+  type UsageLimitsView,
+  usageLimitSubjectKey,
 } from './contracts.ts';

@@ -5,7 +5,7 @@
  * required).
  */
 import { defineService, type PluginApi } from '@gateway/sdk';
-import type { OrganisationSettingsService, SecretResolver, SecuritySettingsService } from './contracts.ts';
+import type { OrganisationSettingsService, SecretResolver, SecuritySettingsService, SubjectUsageLimits } from './contracts.ts';
 import { type SecretBox, secretBoxFromEnv } from './crypto.ts';
 import type { AdminEvents } from './events.ts';
 
@@ -18,6 +18,8 @@ export const AdminServices = {
   securitySettings: defineService<SecuritySettingsService>('securitySettings'),
   /** Secrets from external managers (secret-references plugin). */
   secretReferences: defineService<SecretResolver>('secretReferences'),
+  /** The `usage_limits` of API keys, virtual keys and integration workspaces (usage-limits plugin). */
+  usageLimits: defineService<SubjectUsageLimits>('usageLimits'),
 } as const;
 
 /**

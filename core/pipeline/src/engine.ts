@@ -102,7 +102,7 @@ async function runLeaf(req: GatewayRequest, leaf: TargetConfig, index: string, d
   const body = req.body === undefined ? undefined : applyParamRules(req.body, target);
   for (let retry = 0; ; retry++) {
     const started = performance.now();
-    const result = await runAttempt(req, { index, target, provider, retry, body }, deps, 0);
+    const result = await runAttempt(req, { index, target, provider, retry, body, integrationId: resolved.integrationId }, deps, 0);
     log.push({
       index,
       providerId: result.providerId,

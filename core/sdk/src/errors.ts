@@ -195,6 +195,19 @@ export const Errors = {
    */
   rateLimitExceeded: (message: string, headers: Record<string, string>) =>
     new GatewayError({ code: 'rate_limit_exceeded', type: 'rate_limit_exceeded', status: 429, message, headers }),
+  /**
+   * A usage limit (a policy, or the `usage_limits` of an API key, virtual key or integration workspace) is exhausted
+   * until its next reset or a raise: INTERFACE.md's type `usage_limit_exceeded`, the limit in the message, and
+   * `retry-after` (seconds to the next reset) when it has one.
+   */
+  usageLimitExceeded: (message: string, retryAfterSeconds: number | null) =>
+    new GatewayError({
+      code: 'usage_limit_exceeded',
+      type: 'usage_limit_exceeded',
+      status: 429,
+      message,
+      headers: retryAfterSeconds === null ? undefined : { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+    }),
   /** The limits' counters cannot be reached (Redis down) and the fail mode is `closed`. */
   limitsUnavailable: (what: string) =>
     new GatewayError({

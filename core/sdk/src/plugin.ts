@@ -107,6 +107,8 @@ export interface Attempt {
    * default, drop). Undefined for passthrough calls. Attempt stages (a cache, say) key on it.
    */
   readonly body: JsonObject | undefined;
+  /** The integration whose stored credentials this target uses (a `@slug` provider), when it does: its limits apply. */
+  readonly integrationId?: string;
 }
 
 /** What an attempt produced. `response` is an OpenAI-shaped answer (or the unchanged passthrough answer). */
