@@ -33,6 +33,7 @@ const Create = Type.Object(
     scopes: Scopes,
     expires_at: Type.Optional(Instant),
     rotation_policy: Type.Optional(Type.Unknown()),
+    usage_limits: Type.Optional(Type.Unknown()),
   },
   { additionalProperties: false },
 );
@@ -44,6 +45,7 @@ const Update = Type.Object(
     scopes: Type.Optional(Scopes),
     expires_at: Type.Optional(Instant),
     rotation_policy: Type.Optional(Type.Unknown()),
+    usage_limits: Type.Optional(Type.Unknown()),
     status: Type.Optional(Type.String()),
   },
   { additionalProperties: false, minProperties: 1 },

@@ -2,7 +2,7 @@
  * Integrations, workspace providers and virtual keys: the tables, the administration routes, GET /models, and
  * service `storedAccess` through which the server resolves `@slug` providers and virtual keys from memory.
  */
-import { AdminServices, declaredFields, rebindSealed, secretBoxFromEnv, type SecuritySettingsService, StoredSnapshot } from '@gateway/admin-kit';
+import { AdminServices, declaredFields, rebindSealed, secretBoxFromEnv, type SecuritySettingsService, StoredSnapshot, type SubjectUsageLimits } from '@gateway/admin-kit';
 import { definePlugin, Services } from '@gateway/sdk';
 import { type Ctx, notReady } from './context.ts';
 import { type IntegrationFields, integrationFields } from './credentials.ts';
@@ -47,10 +47,12 @@ export default definePlugin({
     // Once ready: the settings plugin may load after this one, or not at all; every provider has declared its
     // target fields, so what an integration may hold is known and its bodies are compiled, once.
     let security: SecuritySettingsService | undefined;
+    let usageLimits: SubjectUsageLimits | undefined;
     let fields: IntegrationFields | undefined;
     const whenReady: ((fields: IntegrationFields) => void)[] = [];
     api.onReady(() => {
       security = api.optional(AdminServices.securitySettings);
+      usageLimits = api.optional(AdminServices.usageLimits);
       const ready = integrationFields(declaredFields(adapters.values()));
       for (const fn of whenReady) fn(ready);
       fields = ready;
@@ -62,6 +64,7 @@ export default definePlugin({
       logger: api.logger,
       secrets: () => secrets,
       security: () => security,
+      usageLimits: () => usageLimits,
       providerIds: () => adapters,
       fields: () => fields ?? notReady(),
       whenReady: (fn) => void whenReady.push(fn),

@@ -20,6 +20,7 @@ export {
 } from './masked-secrets.ts';
 export { changedDestinations, type DeclaredFields, declaredFields, type DocumentFields } from './declared-fields.ts';
 export { AdminServices, lazySecretBox } from './services.ts';
+export { prepareUsageLimits, withUsageLimits } from './usage-limits.ts';
 export { checkSlug, freeSlug, generatedSlug, isUuid, SLUG_PATTERN, slugBase, slugFromName, type SlugRule, writeWithSlug } from './slug.ts';
 export { conflictOnUnique, isUniqueViolation } from './unique.ts';
 export {

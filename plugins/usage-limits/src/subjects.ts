@@ -14,7 +14,6 @@ import type { LimitStore } from './store.ts';
 import { type UsageLimitRow, usageLimits } from './table.ts';
 
 interface Prepared extends PreparedUsageLimits {
-  readonly key: string;
   readonly before: UsageLimitRow | undefined;
   readonly fields: LimitFields | undefined;
 }
@@ -42,7 +41,7 @@ export function createSubjectLimits({ database, store, state, groups }: SubjectD
         violations.push(`${path}.type: cannot change (${before.type}); remove the limit (null) and set a new one`);
       const fields = settings && violations.length === 0 ? fieldsOf(settings, before, path, violations) : undefined;
       if (violations.length) refuse(violations);
-      const prepared: Prepared = { subject, removes: settings === null, key, before, fields };
+      const prepared: Prepared = { subject, removes: settings === null, before, fields };
       return prepared;
     },
 
@@ -51,6 +50,7 @@ export function createSubjectLimits({ database, store, state, groups }: SubjectD
       const now = Date.now();
       for (const p of list as readonly Prepared[]) {
         const { subject } = p;
+        const key = usageLimitSubjectKey(subject);
         if (p.removes) {
           if (p.before) await database.delete(usageLimits, (c) => eq(c.id, p.before!.id));
           continue;
@@ -64,7 +64,7 @@ export function createSubjectLimits({ database, store, state, groups }: SubjectD
           organisation_id: subject.organisationId,
           workspace_id: subject.workspaceId,
           kind: subject.kind,
-          subject: p.key,
+          subject: key,
           subject_id: subject.id,
           name: subject.name,
           ...p.fields,

@@ -160,6 +160,13 @@ const TABLE: Record<string, string> = {
   'DELETE /guardrails/:guardrailId':                                  MANAGER_OF_A,
   'DELETE /guardrails/:guardrailId [organisation-wide]':              ORG_ADMINS,
 
+  // ---- usage-limit policies (docs/admin/policies.md): organisation owners and admins ----
+  'POST /policies/usage-limits':                                      ORG_ADMINS,
+  'GET /policies/usage-limits':                                       ORG_ADMINS,
+  'GET /policies/usage-limits/:id':                                   ORG_ADMINS,
+  'PUT /policies/usage-limits/:id':                                   ORG_ADMINS,
+  'DELETE /policies/usage-limits/:id':                                ORG_ADMINS,
+
   // ---- integrations (organisation level), providers and virtual keys of A, models (docs/admin/integrations.md;
   // managers write providers and virtual keys while managersWriteWsIntegrations is on, its default) ----
   'POST /integrations':                                               ORG_ADMINS,

@@ -4,7 +4,7 @@
  * then refused with 403.
  */
 import { workspaces } from '@gateway/admin-identity';
-import { json, list, validator } from '@gateway/admin-kit';
+import { json, list, prepareUsageLimits, validator, withUsageLimits } from '@gateway/admin-kit';
 import { type AdminRoute, and, asc, type Database, eq, inArray } from '@gateway/sdk';
 import { Type } from '@sinclair/typebox';
 import type { Ctx } from '../context.ts';
@@ -13,7 +13,15 @@ import { defaultProviderTargets, findIntegration, resolveAccess } from '../looku
 import { integrationWorkspaces, workspaceProviders } from '../tables.ts';
 import { WorkspaceAccess } from './integrations.ts';
 
-const checkPut = validator(Type.Object({ workspaces: Type.Array(WorkspaceAccess, { maxItems: 1000 }) }, { additionalProperties: false }));
+/** Access given here may carry the workspace's `usage_limits` for this integration (docs/admin/integrations.md). */
+const WorkspaceAccessWithLimits = Type.Composite([WorkspaceAccess, Type.Object({ usage_limits: Type.Optional(Type.Unknown()) })], { additionalProperties: false });
+const checkPut = validator(Type.Object({ workspaces: Type.Array(WorkspaceAccessWithLimits, { maxItems: 1000 }) }, { additionalProperties: false }));
+
+/** The access list with each workspace's `usage_limits` for the integration, when usage limits are on. */
+async function accessView(ctx: Ctx, integrationId: string) {
+  const access = await accessList(ctx.database, integrationId);
+  return withUsageLimits(ctx.usageLimits(), access, (a) => ({ kind: 'integration_workspace', id: integrationId, workspaceId: a.id }));
+}
 
 async function accessList(database: Database, integrationId: string) {
   const rows = await database.select(integrationWorkspaces, { fresh: true, where: (c) => eq(c.integration_id, integrationId), orderBy: (c) => [asc(c.created_at), asc(c.id)] });
@@ -33,7 +41,7 @@ export function integrationWorkspaceRoutes(ctx: Ctx): AdminRoute[] {
       role: 'admin',
       async handle(req) {
         const row = await findIntegration(database, req.caller.organisationId, req.params.id ?? '');
-        const data = await accessList(database, row.id);
+        const data = await accessView(ctx, row.id);
         return list(data, data.length);
       },
     },
@@ -52,6 +60,18 @@ export function integrationWorkspaceRoutes(ctx: Ctx): AdminRoute[] {
         for (const a of wanted) state.set(a.workspace.id, a.enabled);
         const enabled = [...state].filter(([, on]) => on).map(([id]) => id);
         await checkMappings(ctx, org, enabled, row.secret_mappings);
+        const limits = (
+          await Promise.all(
+            wanted.map((a, i) =>
+              prepareUsageLimits(
+                ctx.usageLimits(),
+                { kind: 'integration_workspace', id: row.id, organisationId: org, workspaceId: a.workspace.id, name: `${row.name} in ${a.workspace.name}` },
+                body.workspaces[i]?.usage_limits,
+                `workspaces[${i}].usage_limits`,
+              ),
+            ),
+          )
+        ).filter((p) => p !== undefined);
         const newlyEnabled = wanted.filter((a) => a.enabled).map((a) => a.workspace.id);
         const providerWorkspaces = row.default_provider_slug
           ? await defaultProviderTargets(database, row.id, row.default_provider_slug, newlyEnabled, 'workspaces')
@@ -81,8 +101,9 @@ export function integrationWorkspaceRoutes(ctx: Ctx): AdminRoute[] {
               })),
             );
         });
+        if (limits.length) await ctx.usageLimits()?.save(limits);
         await ctx.snapshot.changed();
-        const after = await accessList(database, row.id);
+        const after = await accessView(ctx, row.id);
         req.audit = { resource: 'integration_workspaces', resourceId: row.id, action: 'update', workspaceId: null, before, after };
         return json({ object: 'list', data: after, total: after.length });
       },
