@@ -15,6 +15,7 @@ import { forwardedHeaders, passthroughHeaders, relayedResponseHeaders, retryAfte
 import type { HostGuard, Route } from './host-guard.ts';
 import { applyParamRules } from './params.ts';
 import { normaliseProviderError } from './provider-errors.ts';
+import { asksUsageForClient, withUsageRequested } from './stream-usage.ts';
 import { OpenAiSsePassThrough, type StreamProcessor, TranslatingProcessor } from './streams/processors.ts';
 import { relayStream } from './streams/relay.ts';
 
@@ -96,7 +97,7 @@ function prepare(req: GatewayRequest, attempt: Attempt, ctx: TranslateContext) {
       body: req.method === 'GET' || req.method === 'HEAD' ? undefined : req.rawBody,
     };
     forwardedHeaders(req.headers, target.forward_headers, call.headers);
-    return { call, translator: undefined, body: undefined };
+    return { call, translator: undefined, body: undefined, hideUsage: false };
   }
 
   const translator = provider.endpoints[req.endpoint];
@@ -104,7 +105,7 @@ function prepare(req: GatewayRequest, attempt: Attempt, ctx: TranslateContext) {
   if (req.endpoint === 'listModels') {
     const call: ProviderCall = { url: base + translator.path(target, {}, ctx), method: 'GET', headers: {} };
     forwardedHeaders(req.headers, target.forward_headers, call.headers);
-    return { call, translator, body: undefined };
+    return { call, translator, body: undefined, hideUsage: false };
   }
   const original = req.body as JsonObject;
   const body = attempt.body ?? applyParamRules(original, target);
@@ -112,15 +113,18 @@ function prepare(req: GatewayRequest, attempt: Attempt, ctx: TranslateContext) {
   const wire = translator.request ? translator.request(body, target, ctx) : body;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   forwardedHeaders(req.headers, target.forward_headers, headers);
+  // Unchanged bodies go out as the bytes the client sent: no re-serialisation on the common path.
+  // (Only while the body is still the one parsed from those bytes: a stage that replaced it is sent as replaced.)
+  const raw = wire === original && original === req.parsedBody ? req.rawBody : undefined;
+  // A stream whose client did not ask for usage: asked for anyway where the provider can say it (stream-usage.ts).
+  const hideUsage = asksUsageForClient(translator, body);
   const call: ProviderCall = {
     url: base + translator.path(target, body, ctx),
     method: 'POST',
     headers,
-    // Unchanged bodies go out as the bytes the client sent: no re-serialisation on the common path.
-    // (Only while the body is still the one parsed from those bytes: a stage that replaced it is sent as replaced.)
-    body: wire === original && req.rawBody && original === req.parsedBody ? req.rawBody : JSON.stringify(wire),
+    body: hideUsage ? withUsageRequested(wire, raw) : (raw ?? JSON.stringify(wire)),
   };
-  return { call, translator, body };
+  return { call, translator, body, hideUsage };
 }
 
 /**
@@ -235,7 +239,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
     let processor: StreamProcessor;
     if (translator?.stream?.toChunks)
       processor = new TranslatingProcessor({ ...translator.stream, toChunks: translator.stream.toChunks }, ctx);
-    else processor = new OpenAiSsePassThrough();
+    else processor = new OpenAiSsePassThrough(prepared.hideUsage);
     let resolveSettled!: (s: SettledBody) => void;
     const settled = new Promise<SettledBody>((resolve) => (resolveSettled = resolve));
     const stream = relayStream(reader, {

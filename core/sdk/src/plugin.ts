@@ -201,8 +201,9 @@ export interface Outcome {
   /**
    * The answer's final token usage (usage.ts), read once when first asked for, after the answer was handed to the
    * client (a stream's from its events, a whole answer's from its body): the request log, the rate and usage limits
-   * and the pricing read this one reading. Undefined when the answer carries none (errors, a stream whose client
-   * did not ask for `stream_options.include_usage` from an OpenAI-format provider).
+   * and the pricing read this one reading, for streams whether or not the client asked for
+   * `stream_options.include_usage` (provider.ts, `TranslatedEvent.usage` and `requestsUsage`). Undefined when the
+   * answer carries none (errors, a stream from a provider that sent none).
    */
   readonly usage: TokenUsage | undefined;
   /** Figures plugins computed once for this call (a cost), for the others to read (usage.ts, `Figures`). */

@@ -25,14 +25,33 @@ export interface StreamEvent {
 /** Per-stream scratch space an adapter may use across events (ids, tool-call indices, usage). */
 export type StreamState = Record<string, unknown>;
 
+/** What one provider event maps to. */
+export interface TranslatedEvent {
+  /** The OpenAI chunk objects the client is sent for it. */
+  chunks: JsonObject[];
+  /** The end of a complete answer (the core then sends `data: [DONE]`). */
+  done?: boolean;
+  /**
+   * The answer's usage so far, in OpenAI's shape, whenever the event carries it (the last one given wins): recorded for
+   * the completion (tokens limits, cost, the log) whether or not a chunk shows it to the client, who gets a usage
+   * chunk only when it asked for `stream_options.include_usage`.
+   */
+  usage?: JsonObject;
+}
+
 export interface StreamTranslator {
   framing: StreamFraming;
   /**
-   * Maps one decoded provider event to zero or more OpenAI chunk objects. `done: true` marks the end of a complete
-   * answer (the core then sends `data: [DONE]`). Absent: the provider already speaks OpenAI SSE and bytes are
-   * forwarded unchanged.
+   * Maps one decoded provider event to zero or more OpenAI chunk objects. Absent: the provider already speaks OpenAI
+   * SSE and bytes are forwarded unchanged.
    */
-  toChunks?(event: StreamEvent, state: StreamState, ctx: TranslateContext): { chunks: JsonObject[]; done?: boolean };
+  toChunks?(event: StreamEvent, state: StreamState, ctx: TranslateContext): TranslatedEvent;
+  /**
+   * For a provider that speaks OpenAI SSE (no `toChunks`) and honours `stream_options.include_usage`: when the client
+   * did not ask for usage, the core asks for it, so that every stream's usage is known at completion, and removes
+   * what the option adds (the usage-only last chunk, `"usage": null` on the others) from the client's stream.
+   */
+  requestsUsage?: boolean;
 }
 
 export interface TranslateContext {

@@ -18,13 +18,16 @@ function run(events: Ev[], c: TranslateContext = ctx()) {
   const state: StreamState = {};
   const chunks: JsonObject[] = [];
   let done = false;
+  /** The last usage the adapter recorded for the completion. */
+  let usage: JsonObject | undefined;
   for (const [event, data] of events) {
     expect(done).toBe(false); // nothing after the end
     const out = anthropicEventToChunks({ event, data: JSON.stringify({ type: event, ...data }) }, state, c);
     chunks.push(...out.chunks);
     done = out.done === true;
+    if (out.usage) usage = out.usage;
   }
-  return { chunks, done };
+  return { chunks, done, usage };
 }
 
 const deltas = (chunks: JsonObject[]) => chunks.filter((c) => (c.choices as JsonObject[]).length).map((c) => ((c.choices as JsonObject[])[0] as JsonObject).delta as JsonObject);
@@ -85,6 +88,15 @@ describe('anthropicEventToChunks: text', () => {
     expect(chunks.every((c) => c.id === 'msg_s' && c.object === 'chat.completion.chunk')).toBe(true);
     // no usage chunk unless include_usage was asked for
     expect(chunks.some((c) => 'usage' in c)).toBe(false);
+  });
+
+  test('without include_usage the usage is still recorded for the completion (message_start, then each update)', () => {
+    const full = { prompt_tokens: 15, completion_tokens: 6, total_tokens: 21, prompt_tokens_details: { cached_tokens: 4 }, cache_creation_input_tokens: 1 };
+    const whole = run([start, ...textBlock(0, 'Hi'), ...end('end_turn', 6)]);
+    expect(whole.chunks.some((c) => 'usage' in c)).toBe(false);
+    expect(whole.usage).toEqual(full);
+    // A stream cut after message_start still says what its input cost.
+    expect(run([start]).usage?.prompt_tokens).toBe(15);
   });
 
   test('include_usage: a last chunk with no choices and the mapped, cumulative usage', () => {

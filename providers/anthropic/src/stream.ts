@@ -5,9 +5,10 @@
  * first, then input_json_delta argument pieces at the call's `index`), reasoning_content (thinking, only with
  * strict_wire_compliance false); message_delta → finish reason and usage, kept; message_stop → the finish chunk, the
  * usage chunk when stream_options.include_usage, and `done`. `ping` maps to nothing; an `error` event throws, so the
- * core ends the stream with an error frame.
+ * core ends the stream with an error frame. The usage so far goes to the core at message_start, message_delta and
+ * message_stop, asked for or not, so that every stream's tokens and cost are known at completion.
  */
-import type { JsonObject, StreamEvent, StreamState, TranslateContext } from '@gateway/sdk';
+import type { JsonObject, StreamEvent, StreamState, TranslateContext, TranslatedEvent } from '@gateway/sdk';
 import { anthropicStreamError } from './errors.ts';
 import { toFinishReason, toOpenAIUsage } from './response.ts';
 import { factsOf, isObject, JSON_TOOL_NAME, num, str } from './shared.ts';
@@ -78,7 +79,7 @@ export function anthropicEventToChunks(
   store: StreamState,
   ctx: TranslateContext,
   opts: AnthropicStreamOptions = {},
-): { chunks: JsonObject[]; done?: boolean } {
+): TranslatedEvent {
   const data: unknown = JSON.parse(event.data);
   if (!isObject(data)) throw new Error('a stream event is not a JSON object');
   const type = str(data.type) ?? event.event;
@@ -90,9 +91,10 @@ export function anthropicEventToChunks(
       state.id = str(message.id) ?? state.id;
       state.model = str(message.model) ?? state.model;
       mergeUsage(state, message.usage);
-      if (state.roleSent) return { chunks: [] };
+      const usage = toOpenAIUsage(state.usage);
+      if (state.roleSent) return { chunks: [], usage };
       state.roleSent = true;
-      return { chunks: [chunk(state, ctx, { role: 'assistant', content: '' })] };
+      return { chunks: [chunk(state, ctx, { role: 'assistant', content: '' })], usage };
     }
 
     case 'content_block_start': {
@@ -147,7 +149,7 @@ export function anthropicEventToChunks(
       const delta = isObject(data.delta) ? data.delta : {};
       if (delta.stop_reason !== undefined && delta.stop_reason !== null) state.stopReason = delta.stop_reason;
       mergeUsage(state, data.usage);
-      return { chunks: [] };
+      return { chunks: [], usage: toOpenAIUsage(state.usage) };
     }
 
     case 'message_stop': {
@@ -156,8 +158,9 @@ export function anthropicEventToChunks(
       if (finish === 'tool_calls' && factsOf(ctx).legacyFunctions) finish = 'function_call';
       const chunks: JsonObject[] = state.roleSent ? [] : emit(state, ctx, {}).slice(0, 1);
       chunks.push(chunk(state, ctx, {}, finish));
-      if (factsOf(ctx).includeUsage) chunks.push({ ...chunk(state, ctx, {}), choices: [], usage: toOpenAIUsage(state.usage) });
-      return { chunks, done: true };
+      const usage = toOpenAIUsage(state.usage);
+      if (factsOf(ctx).includeUsage) chunks.push({ ...chunk(state, ctx, {}), choices: [], usage });
+      return { chunks, done: true, usage };
     }
 
     case 'error':

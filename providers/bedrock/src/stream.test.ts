@@ -12,12 +12,15 @@ function run(events: { event?: string; data: string }[], c = ctx()) {
   const state: StreamState = {};
   const chunks: JsonObject[] = [];
   let doneAt = -1;
+  /** The last usage the adapter recorded for the completion. */
+  let usage: JsonObject | undefined;
   events.forEach((e, i) => {
     const out = converseStreamChunks(e, state, c);
     chunks.push(...out.chunks);
     if (out.done) doneAt = i;
+    if (out.usage) usage = out.usage;
   });
-  return { chunks, doneAt, deltas: chunks.map((c) => ((c.choices as JsonObject[])[0] as JsonObject | undefined)?.delta) };
+  return { chunks, doneAt, usage, deltas: chunks.map((c) => ((c.choices as JsonObject[])[0] as JsonObject | undefined)?.delta) };
 }
 
 const text = [
@@ -30,6 +33,14 @@ const text = [
 ];
 
 describe('ConverseStream → OpenAI chunks', () => {
+  test('without include_usage no chunk carries usage, but the metadata usage is recorded for the completion', () => {
+    const asked = run(text, ctx({ body: { model: MODEL, messages: [], stream: true, stream_options: { include_usage: true } } }));
+    const quiet = run(text, ctx({ body: { model: MODEL, messages: [], stream: true } }));
+    expect(quiet.chunks.some((c) => 'usage' in c)).toBe(false);
+    expect(quiet.usage).toEqual(asked.chunks.at(-1)?.usage as JsonObject);
+    expect(quiet.usage?.total_tokens).toBe(8);
+  });
+
   test('text: role first, content pieces, finish chunk, usage chunk, done at metadata', () => {
     const c = ctx({ body: { model: MODEL, messages: [], stream: true, stream_options: { include_usage: true } } });
     const { chunks, doneAt, deltas } = run(text, c);

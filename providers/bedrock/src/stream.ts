@@ -10,7 +10,7 @@
  *
  * The answer is complete at `metadata` (after `messageStop`): that is when `done` is returned.
  */
-import type { JsonObject, StreamEvent, StreamState, TranslateContext } from '@gateway/sdk';
+import type { JsonObject, StreamEvent, StreamState, TranslateContext, TranslatedEvent } from '@gateway/sdk';
 import { completionId, finishReason, JSON_TOOL, usageOf } from './chat.ts';
 import { isStreamException, streamExceptionError } from './errors.ts';
 
@@ -42,7 +42,7 @@ function blockIndex(payload: Record<string, unknown>, event: string): number {
   return index;
 }
 
-export function converseStreamChunks(event: StreamEvent, raw: StreamState, ctx: TranslateContext): { chunks: JsonObject[]; done?: boolean } {
+export function converseStreamChunks(event: StreamEvent, raw: StreamState, ctx: TranslateContext): TranslatedEvent {
   if (event.event !== undefined && isStreamException(event.event)) throw streamExceptionError(event.event, event.data);
   let payload: unknown;
   try {
@@ -59,7 +59,7 @@ export function converseStreamChunks(event: StreamEvent, raw: StreamState, ctx: 
     model: ctx.model ?? '',
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
   });
-  const end = (): { chunks: JsonObject[]; done: boolean } => {
+  const end = (): TranslatedEvent => {
     // What the client asked for: usage only with stream_options.include_usage (always, when the core gave no body).
     const options = ctx.body?.stream_options;
     const includeUsage = ctx.body === undefined || (isObject(options) && options.include_usage === true);
@@ -67,7 +67,7 @@ export function converseStreamChunks(event: StreamEvent, raw: StreamState, ctx: 
     if (includeUsage && state.usage) {
       chunks.push({ id: state.id, object: 'chat.completion.chunk', created: ctx.now, model: ctx.model ?? '', choices: [], usage: state.usage });
     }
-    return { chunks, done: true };
+    return state.usage ? { chunks, done: true, usage: state.usage } : { chunks, done: true };
   };
 
   switch (event.event) {
@@ -126,7 +126,9 @@ export function converseStreamChunks(event: StreamEvent, raw: StreamState, ctx: 
     case 'metadata': {
       if (payload.usage !== undefined) state.usage = usageOf(payload.usage);
       state.metadata = true;
-      return state.finish ? end() : { chunks: [] };
+      // The usage goes to the core asked for or not (every stream's tokens and cost are known at completion).
+      if (state.finish) return end();
+      return state.usage ? { chunks: [], usage: state.usage } : { chunks: [] };
     }
 
     default:

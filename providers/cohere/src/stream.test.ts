@@ -16,12 +16,15 @@ function run(events: JsonObject[], c = ctx(), raw: string[] = []) {
   const state: StreamState = {};
   const chunks: JsonObject[] = [];
   let done = false;
+  /** The last usage the adapter recorded for the completion. */
+  let usage: JsonObject | undefined;
   for (const data of [...events.map((e) => JSON.stringify(e)), ...raw]) {
     const out = toChunks({ event: undefined, data }, state, c);
     chunks.push(...out.chunks);
     if (out.done) done = true;
+    if (out.usage) usage = out.usage;
   }
-  return { chunks, done };
+  return { chunks, done, usage };
 }
 
 const deltas = (chunks: JsonObject[]) => chunks.map((c) => ((c.choices as JsonObject[])[0] as JsonObject | undefined)?.delta);
@@ -98,6 +101,8 @@ describe('toChunks', () => {
     const c2 = ctx();
     chatRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], stream: true }, {}, c2);
     expect(run([start, end('COMPLETE')], c2).chunks.some((chunk) => 'usage' in chunk)).toBe(false);
+    // Still recorded for the completion (tokens limits, cost).
+    expect(run([start, end('COMPLETE')], c2).usage).toEqual({ prompt_tokens: 9, completion_tokens: 3, total_tokens: 12 });
   });
 
   test('events named only by the SSE event line are understood too', () => {

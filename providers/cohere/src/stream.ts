@@ -6,10 +6,11 @@
  *   tool-plan-delta    → `content` (the plan is the text beside tool calls, as in the whole answer)
  *   tool-call-start    → a tool call with its index, id, name and the arguments so far
  *   tool-call-delta    → more `arguments` for that index
- *   message-end        → the finish reason, then (with `stream_options.include_usage`) a usage chunk; the end
+ *   message-end        → the finish reason, then (with `stream_options.include_usage`) a usage chunk; the end (the
+ *                        usage goes to the core either way, for the completion's tokens and cost)
  *   content-start/end, tool-call-end, citation events, `[DONE]` → nothing
  */
-import type { JsonObject, StreamEvent, StreamState, TranslateContext } from '@gateway/sdk';
+import type { JsonObject, StreamEvent, StreamState, TranslateContext, TranslatedEvent } from '@gateway/sdk';
 import { finishReason, usageOf, wantsUsageChunk } from './chat.ts';
 import { isObject } from './json.ts';
 
@@ -43,7 +44,7 @@ function toolIndex(state: CohereStreamState, event: JsonObject, start: boolean):
   return index;
 }
 
-export function toChunks(event: StreamEvent, s: StreamState, ctx: TranslateContext): { chunks: JsonObject[]; done?: boolean } {
+export function toChunks(event: StreamEvent, s: StreamState, ctx: TranslateContext): TranslatedEvent {
   const state = s as CohereStreamState;
   const data = event.data.trim();
   if (!data || data === '[DONE]') return { chunks: [] };
@@ -91,6 +92,8 @@ export function toChunks(event: StreamEvent, s: StreamState, ctx: TranslateConte
       const delta = isObject(parsed.delta) ? parsed.delta : {};
       const finish = finishReason(delta.finish_reason, delta.error);
       const chunks = [chunk(state, ctx, {}, finish)];
+      // The usage goes to the core asked for or not (every stream's tokens and cost are known at completion).
+      const usage = usageOf(delta.usage);
       if (wantsUsageChunk(ctx)) {
         chunks.push({
           id: state.id ?? 'chatcmpl-cohere',
@@ -98,10 +101,10 @@ export function toChunks(event: StreamEvent, s: StreamState, ctx: TranslateConte
           created: ctx.now,
           model: ctx.model ?? '',
           choices: [],
-          usage: usageOf(delta.usage),
+          usage,
         });
       }
-      return { chunks, done: true };
+      return { chunks, done: true, usage };
     }
     default:
       // content-end, tool-call-end, citation-start/end, debug and events added later carry nothing to relay.

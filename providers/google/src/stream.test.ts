@@ -9,12 +9,15 @@ function run(events: object[], ctx = newCtx()) {
   const state: StreamState = {};
   const chunks: JsonObject[] = [];
   let done = false;
+  /** The last usage the adapter recorded for the completion. */
+  let usage: JsonObject | undefined;
   for (const e of events) {
     const out = geminiStreamChunks({ data: JSON.stringify(e) }, state, ctx, { provider: 'google' });
     chunks.push(...out.chunks);
     if (out.done) done = true;
+    if (out.usage) usage = out.usage;
   }
-  return { chunks, done };
+  return { chunks, done, usage };
 }
 
 const text = (t: string, extra: object = {}) => ({ candidates: [{ content: { role: 'model', parts: [{ text: t }] }, index: 0, ...extra }], responseId: 'sr', usageMetadata: { promptTokenCount: 4 } });
@@ -47,6 +50,9 @@ describe('geminiStreamChunks', () => {
     const events = [{ ...text('Hi', { finishReason: 'STOP' }), usageMetadata }];
     const off = newCtx({ body: { stream: true } });
     expect(run(events, off).chunks.some((c) => c.usage !== undefined)).toBe(false);
+    // Still recorded for the completion (tokens limits, cost).
+    expect(run(events, off).usage).toEqual(run(events, newCtx({ body: { stream: true, stream_options: { include_usage: true } } })).chunks.at(-1)?.usage as JsonObject);
+    expect(run(events, off).usage?.total_tokens).toBe(7);
     const unknown = run(events).chunks;
     expect(unknown[unknown.length - 1]?.usage).toBeDefined();
     expect((unknown[unknown.length - 1]?.choices as JsonObject[])[0]?.finish_reason).toBe('stop');

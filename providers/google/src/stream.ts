@@ -3,7 +3,7 @@
  * the next piece of each candidate; a function call arrives whole in one part, so it goes out as one tool-call
  * chunk carrying its full arguments. The answer is complete once every candidate reported its finish reason.
  */
-import type { Json, JsonObject, StreamEvent, StreamState, StreamTranslator, TranslateContext } from '@gateway/sdk';
+import type { Json, JsonObject, StreamEvent, StreamState, StreamTranslator, TranslateContext, TranslatedEvent } from '@gateway/sdk';
 import { requestFacts } from './facts.ts';
 import { completionId, finishReason, geminiLogprobs, geminiUsage, splitParts, streamError, toolCall, toolCallId } from './response.ts';
 
@@ -53,7 +53,7 @@ export function geminiStreamChunks(
   state: StreamState,
   ctx: TranslateContext,
   opts: GeminiStreamOptions,
-): { chunks: JsonObject[]; done?: boolean } {
+): TranslatedEvent {
   const data = event.data.trim();
   if (data === '' || data === '[DONE]') return { chunks: [] };
   let parsed: unknown;
@@ -126,7 +126,11 @@ export function geminiStreamChunks(
       break;
     }
   }
-  return done ? { chunks: out, done } : { chunks: out };
+  // The usage so far goes to the core asked for or not (every stream's tokens and cost are known at completion).
+  const usage = (state.gemini as GeminiStream | undefined)?.usage;
+  const result: TranslatedEvent = done ? { chunks: out, done } : { chunks: out };
+  if (usage) result.usage = usage;
+  return result;
 }
 
 /** The stream translator of an endpoint that streams Gemini answers over SSE. */

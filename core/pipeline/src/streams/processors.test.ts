@@ -165,3 +165,79 @@ describe('TranslatingProcessor: an adapter that throws on an event', () => {
     expect(((caught as MalformedStreamError).original as Error).message).toBe('provider stream error');
   });
 });
+
+describe('OpenAiSsePassThrough with hideUsage (the gateway asked for usage the client did not)', () => {
+  // One stream as the provider sends it with `stream_options.include_usage`, and as it would without.
+  const chunk = (n: number, extra: string) => `{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"${n}"}}]${extra}}`;
+  const usage = '{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}';
+  const withOption = `data: ${chunk(1, ',"usage":null')}\n\n: keep-alive\n\ndata: ${chunk(2, ', "usage" : null')}\n\ndata: {"id":"c","object":"chat.completion.chunk","choices":[],"usage":${usage}}\n\ndata: [DONE]\n\n`;
+  const without = `data: ${chunk(1, '')}\n\n: keep-alive\n\ndata: ${chunk(2, '')}\n\ndata: [DONE]\n\n`;
+
+  const run = (parts: string[]) => {
+    const p = new OpenAiSsePassThrough(true);
+    let out = '';
+    for (const part of parts) {
+      const bytes = p.push(enc.encode(part));
+      if (bytes) out += dec.decode(bytes);
+    }
+    const end = p.end();
+    if (end.bytes) out += dec.decode(end.bytes);
+    return { out, complete: end.complete, usage: p.usage };
+  };
+
+  test('the client gets the bytes of the stream without the option, split at any point; the usage is kept', () => {
+    for (let i = 0; i <= withOption.length; i++) {
+      const got = run([withOption.slice(0, i), withOption.slice(i)]);
+      expect(got.out).toBe(without);
+      expect(got.complete).toBe(true);
+      expect(got.usage).toEqual(JSON.parse(usage));
+    }
+    expect(run([...withOption]).out).toBe(without);
+  });
+
+  test('CRLF line ends and a last event without its blank line are kept as sent', () => {
+    const crlf = `data: ${chunk(1, ',"usage":null')}\r\n\r\ndata: [DONE]`;
+    expect(run([crlf]).out).toBe(`data: ${chunk(1, '')}\r\n\r\ndata: [DONE]`);
+  });
+
+  test('`"usage": null` elsewhere than last: the chunk re-serialised without it, the same JSON otherwise', () => {
+    const got = run(['data: {"usage":null,"id":"c","choices":[{"index":0}]}\n\ndata: [DONE]\n\n']);
+    expect(got.out).toBe('data: {"id":"c","choices":[{"index":0}]}\n\ndata: [DONE]\n\n');
+  });
+
+  test('without hideUsage the same stream passes unchanged', () => {
+    const p = new OpenAiSsePassThrough();
+    expect(dec.decode(p.push(enc.encode(withOption)))).toBe(withOption);
+    expect(p.usage).toEqual(JSON.parse(usage));
+  });
+
+  test('a malformed event: the filtered events before it are handed over with the error', () => {
+    const p = new OpenAiSsePassThrough(true);
+    let caught: unknown;
+    try {
+      p.push(enc.encode(`data: ${chunk(1, ',"usage":null')}\n\ndata: {oops\n\n`));
+    } catch (error) {
+      caught = error;
+    }
+    expect(dec.decode((caught as MalformedStreamError).validPrefix)).toBe(`data: ${chunk(1, '')}\n\n`);
+  });
+});
+
+describe('TranslatingProcessor: the usage an adapter records', () => {
+  test('kept for the completion although no chunk shows it to the client', () => {
+    const p = new TranslatingProcessor(
+      {
+        framing: 'ndjson',
+        toChunks: (event: StreamEvent) => {
+          const json = JSON.parse(event.data) as { text?: string; tokens?: number };
+          if (json.tokens !== undefined) return { chunks: [], done: true, usage: { total_tokens: json.tokens } };
+          return { chunks: [{ text: json.text ?? '' }] };
+        },
+      },
+      ctx,
+    );
+    const out = dec.decode(p.push(enc.encode('{"text":"a"}\n{"tokens":7}\n')));
+    expect(out).toBe('data: {"text":"a"}\n\ndata: [DONE]\n\n');
+    expect(p.usage).toEqual({ total_tokens: 7 });
+  });
+});

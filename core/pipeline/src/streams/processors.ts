@@ -1,6 +1,7 @@
-import type { JsonObject, StreamState, StreamTranslator, TranslateContext } from '@gateway/sdk';
+import type { JsonObject, StreamState, StreamTranslator, TranslateContext, TranslatedEvent } from '@gateway/sdk';
 import { usageOfEvent } from '../usage.ts';
 import { createDecoder, type FrameDecoder } from './decoders.ts';
+import { isUsageOnlyChunk, withoutNullUsage } from './hidden-usage.ts';
 
 const encoder = new TextEncoder();
 export const DONE_FRAME = encoder.encode('data: [DONE]\n\n');
@@ -23,7 +24,10 @@ export interface StreamProcessor {
   push(chunk: Uint8Array): Uint8Array | undefined;
   /** Called when upstream ended; returns the last bytes and whether the answer was complete. */
   end(): { bytes?: Uint8Array; complete: boolean };
-  /** The last `usage` object an event carried (taken from events parsed anyway, so it costs no extra parse). */
+  /**
+   * The last `usage` object an event carried (taken from events parsed anyway, so it costs no extra parse), or that a
+   * translating adapter recorded from the provider's own events.
+   */
   readonly usage: JsonObject | undefined;
 }
 
@@ -32,6 +36,10 @@ export interface StreamProcessor {
  * event's data is checked to be JSON or the `[DONE]` marker before it is forwarded (a malformed chunk ends the stream
  * with an error frame), and the `[DONE]` marker is watched, because an answer without it was cut. Only an incomplete
  * last line is held back until its end arrives.
+ *
+ * With `hideUsage` (the gateway asked for `stream_options.include_usage` on the client's behalf, to know the usage at
+ * completion), each event is held until its end and what the option added is taken out (hidden-usage.ts): the
+ * usage-only chunk is dropped, `"usage": null` removed, every other byte forwarded as received.
  */
 export class OpenAiSsePassThrough implements StreamProcessor {
   private readonly text = new TextDecoder();
@@ -39,6 +47,13 @@ export class OpenAiSsePassThrough implements StreamProcessor {
   private data: string[] = [];
   private done = false;
   usage: JsonObject | undefined;
+  /** hideUsage: the raw lines of the event being gathered, and what this read sends. */
+  private eventRaw = '';
+  private out = '';
+  /** hideUsage: how the event that just ended is sent: as it came (undefined), dropped (null), or with a new payload. */
+  private rewrite: { from: string; to: string } | null | undefined;
+
+  constructor(private readonly hideUsage = false) {}
 
   push(chunk: Uint8Array): Uint8Array | undefined {
     const incoming = this.text.decode(chunk, { stream: true });
@@ -51,10 +66,13 @@ export class OpenAiSsePassThrough implements StreamProcessor {
     const complete = nl === all.length - 1 ? all : all.slice(0, nl + 1);
     const heldBack = this.partial !== '' || complete !== all;
     this.partial = nl === all.length - 1 ? '' : all.slice(nl + 1);
+    this.out = '';
     const validUpTo = this.check(complete);
     if (validUpTo !== undefined) {
-      throw new MalformedStreamError(this.malformed, validUpTo > 0 ? encoder.encode(complete.slice(0, validUpTo)) : undefined);
+      const valid = this.hideUsage ? this.out : complete.slice(0, validUpTo);
+      throw new MalformedStreamError(this.malformed, valid ? encoder.encode(valid) : undefined);
     }
+    if (this.hideUsage) return this.out ? encoder.encode(this.out) : undefined;
     // The common case (a chunk of whole lines) forwards the very bytes received.
     return heldBack ? encoder.encode(complete) : chunk;
   }
@@ -74,14 +92,31 @@ export class OpenAiSsePassThrough implements StreamProcessor {
       let end = lines.indexOf('\n', start);
       if (end < 0) end = lines.length;
       let line = lines.slice(start, end);
+      if (this.hideUsage) this.eventRaw += lines.slice(start, end + 1);
       start = end + 1;
       if (line.endsWith('\r')) line = line.slice(0, -1);
       if (line === '') {
         if (!this.endEvent()) return this.lastEventEnd;
         this.lastEventEnd = Math.min(start, lines.length);
+        if (this.hideUsage) this.sendEvent();
       } else if (line.startsWith('data:')) this.data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
     }
     return undefined;
+  }
+
+  /** hideUsage: the event that just ended, as the client would have had it without the option. */
+  private sendEvent(): void {
+    const raw = this.eventRaw;
+    const rewrite = this.rewrite;
+    this.eventRaw = '';
+    this.rewrite = undefined;
+    if (rewrite === null) return;
+    if (rewrite === undefined) this.out += raw;
+    else {
+      // One `data:` line holds the payload (the common form); a payload split over lines is sent as one line.
+      const at = raw.indexOf(rewrite.from);
+      this.out += at >= 0 ? raw.slice(0, at) + rewrite.to + raw.slice(at + rewrite.from.length) : `data: ${rewrite.to}\n\n`;
+    }
   }
 
   /** Ends the event being gathered; false when it is malformed. */
@@ -96,8 +131,17 @@ export class OpenAiSsePassThrough implements StreamProcessor {
     }
     try {
       // Only the final chunk carries usage (`stream_options.include_usage`); the others say `"usage": null`.
-      const usage = usageOfEvent(JSON.parse(payload));
+      const event: unknown = JSON.parse(payload);
+      const usage = usageOfEvent(event);
       if (usage) this.usage = usage;
+      if (this.hideUsage && typeof event === 'object' && event !== null && !Array.isArray(event)) {
+        const chunk = event as JsonObject;
+        if (isUsageOnlyChunk(chunk)) this.rewrite = null;
+        else {
+          const to = withoutNullUsage(payload, chunk);
+          if (to !== undefined) this.rewrite = { from: payload, to };
+        }
+      }
       return true;
     } catch {
       this.malformed = `malformed stream chunk: ${payload.slice(0, 120)}`;
@@ -108,9 +152,14 @@ export class OpenAiSsePassThrough implements StreamProcessor {
   end(): { bytes?: Uint8Array; complete: boolean } {
     const rest = this.partial + this.text.decode();
     this.partial = '';
+    this.out = '';
     // A final event without its blank line still counts.
     if ((rest && this.check(`${rest}\n`) !== undefined) || !this.endEvent()) throw new MalformedStreamError(this.malformed, undefined);
-    return { bytes: rest ? encoder.encode(rest) : undefined, complete: this.done };
+    if (!this.hideUsage) return { bytes: rest ? encoder.encode(rest) : undefined, complete: this.done };
+    // The held lines of that last event, without the line end added above to check it.
+    if (rest && this.eventRaw.endsWith('\n')) this.eventRaw = this.eventRaw.slice(0, -1);
+    this.sendEvent();
+    return { bytes: this.out ? encoder.encode(this.out) : undefined, complete: this.done };
   }
 }
 
@@ -132,7 +181,7 @@ export class TranslatingProcessor implements StreamProcessor {
     let out = '';
     for (const event of events) {
       if (this.done) break;
-      let mapped: ReturnType<typeof this.translator.toChunks>;
+      let mapped: TranslatedEvent;
       try {
         mapped = this.translator.toChunks(event, this.state, this.ctx);
       } catch (error) {
@@ -144,6 +193,8 @@ export class TranslatingProcessor implements StreamProcessor {
         if (usage) this.usage = usage;
         out += `data: ${JSON.stringify(chunk)}\n\n`;
       }
+      // The native usage, recorded whether or not the client asked to be shown it.
+      if (mapped.usage) this.usage = mapped.usage;
       if (mapped.done) {
         this.done = true;
         out += 'data: [DONE]\n\n';
