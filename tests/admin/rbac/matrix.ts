@@ -160,6 +160,13 @@ const TABLE: Record<string, string> = {
   'DELETE /guardrails/:guardrailId':                                  MANAGER_OF_A,
   'DELETE /guardrails/:guardrailId [organisation-wide]':              ORG_ADMINS,
 
+  // ---- rate-limit policies (docs/admin/policies.md): organisation owners and admins ----
+  'POST /policies/rate-limits':                                       ORG_ADMINS,
+  'GET /policies/rate-limits':                                        ORG_ADMINS,
+  'GET /policies/rate-limits/:id':                                    ORG_ADMINS,
+  'PUT /policies/rate-limits/:id':                                    ORG_ADMINS,
+  'DELETE /policies/rate-limits/:id':                                 ORG_ADMINS,
+
   // ---- usage-limit policies (docs/admin/policies.md): organisation owners and admins ----
   'POST /policies/usage-limits':                                      ORG_ADMINS,
   'GET /policies/usage-limits':                                       ORG_ADMINS,
