@@ -127,3 +127,17 @@ describe('openAICompatible', () => {
     expect(adapter.baseUrl({})).toBe('https://us.vendor.example/v1');
   });
 });
+
+describe('streamOptions', () => {
+  test('a vendor that honours stream_options has its streaming endpoints ask for usage; others do not', () => {
+    const withOption = openAICompatible({ id: 'v', baseUrl: 'https://api.vendor.example/v1', streamOptions: true });
+    expect(withOption.endpoints.chatComplete?.stream).toEqual({ framing: 'sse', requestsUsage: true });
+    expect(withOption.endpoints.complete?.stream).toEqual({ framing: 'sse', requestsUsage: true });
+    expect(withOption.endpoints.embed?.stream).toBeUndefined();
+    expect(withOption.endpoints.chatComplete?.path({}, {}, ctx)).toBe('/chat/completions');
+    const plain = openAICompatible({ id: 'w', baseUrl: 'https://api.vendor.example/v1' });
+    expect(plain.endpoints.chatComplete?.stream).toBeUndefined();
+    // Unsupported endpoints stay removed.
+    expect(openAICompatible({ id: 'x', baseUrl: 'https://x.example/v1', streamOptions: true, unsupported: ['complete'] }).endpoints.complete).toBeUndefined();
+  });
+});

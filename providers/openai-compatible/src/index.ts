@@ -16,6 +16,13 @@ export interface OpenAICompatibleVendor {
   headers?(target: TargetConfig): Record<string, string>;
   /** The vendor's list prices: its package's pricing.json (`new URL('../pricing.json', import.meta.url)`). */
   pricing?: URL | PricingCatalogue;
+  /**
+   * The vendor honours `stream_options.include_usage` as OpenAI documents it (a last chunk with empty `choices` and the
+   * usage, `"usage": null` on the others): the gateway then asks for usage on every stream, so that each one's tokens
+   * and cost are known, and hides it from clients that did not ask. Set it only for a vendor whose documentation says
+   * so: an unknown field may be refused, or answered in another shape.
+   */
+  streamOptions?: boolean;
 }
 
 const path = (p: string): EndpointTranslator => ({ path: () => p });
@@ -28,9 +35,15 @@ const OPENAI_ENDPOINTS = {
   moderate: path('/moderations'),
 } as const;
 
+/** The streaming endpoints of a vendor with `streamOptions`: OpenAI SSE, whose usage the gateway asks for. */
+const STREAMS_WITH_USAGE = {
+  chatComplete: { ...OPENAI_ENDPOINTS.chatComplete, stream: { framing: 'sse', requestsUsage: true } },
+  complete: { ...OPENAI_ENDPOINTS.complete, stream: { framing: 'sse', requestsUsage: true } },
+} as const satisfies ProviderAdapter['endpoints'];
+
 export function openAICompatible(vendor: OpenAICompatibleVendor): ProviderAdapter {
   const auth = vendor.auth ?? { kind: 'bearer' };
-  const endpoints: ProviderAdapter['endpoints'] = { ...OPENAI_ENDPOINTS };
+  const endpoints: ProviderAdapter['endpoints'] = vendor.streamOptions ? { ...OPENAI_ENDPOINTS, ...STREAMS_WITH_USAGE } : { ...OPENAI_ENDPOINTS };
   for (const missing of vendor.unsupported ?? []) delete endpoints[missing];
   const base = vendor.baseUrl;
   return {

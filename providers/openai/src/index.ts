@@ -7,6 +7,8 @@ export const openai: ProviderAdapter = {
     id: 'openai',
     pricing: new URL('../pricing.json', import.meta.url),
     baseUrl: 'https://api.openai.com/v1',
+    // Documented for chat and text completions: every stream's usage is known at completion.
+    streamOptions: true,
     headers: (target) => {
       const scoping: Record<string, string> = {};
       if (typeof target.svcD_organization === 'string') scoping['openai-organization'] = target.svcD_organization;
