@@ -48,7 +48,13 @@ export interface RoutedResult extends AttemptResult {
 /** 400s that no retry can fix, whatever `on_status_codes` says. */
 /** An open circuit is not retried either: it stays open for its whole cooldown. */
 /** Nor is a refusal by a rate or usage limit: the window it waits for is longer than any retry. */
-const NEVER_RETRIED = new Set(['context_length_exceeded', 'content_policy_violation', 'content_filter', 'circuit_open', 'rate_limit_exceeded', 'usage_limit_exceeded', 'limits_unavailable']);
+/** A provider's answers that another try would only repeat. */
+const NEVER_RETRIED = new Set(['context_length_exceeded', 'content_policy_violation', 'content_filter']);
+/**
+ * The gateway's own refusals: an open circuit, an exhausted limit. A provider may use the same code for its own 429
+ * (OpenAI's `rate_limit_exceeded`), which is retried as configured: these count only without a provider.
+ */
+const GATEWAY_REFUSALS = new Set(['circuit_open', 'rate_limit_exceeded', 'usage_limit_exceeded', 'limits_unavailable']);
 
 /**
  * The attempt's result as the routed one. Extended in place, not copied: a copy would read `response`, which a
@@ -80,7 +86,8 @@ function runAttempt(req: GatewayRequest, attempt: Attempt, deps: EngineDeps, i: 
 }
 
 function shouldRetry(result: AttemptResult, codes: readonly number[]): boolean {
-  if (result.error && NEVER_RETRIED.has(result.error.code)) return false;
+  const error = result.error;
+  if (error && (NEVER_RETRIED.has(error.code) || (GATEWAY_REFUSALS.has(error.code) && error.extra?.provider === undefined))) return false;
   // A connection that failed before any answer is always worth another try.
   if (result.error?.code === 'upstream_unreachable') return true;
   return codes.includes(result.status);
