@@ -16,6 +16,8 @@ export interface Stack {
   admin<T = Json>(method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; body: T }>;
   /** An OpenAI SDK client at the gateway: this key, the mock as provider, extra gateway headers. */
   client(key?: string, headers?: Record<string, string>): OpenAI;
+  /** An OpenAI SDK client at the gateway that names the provider by these headers only (a virtual key, an `@slug`). */
+  storedClient(headers: Record<string, string>, key?: string): OpenAI;
   /** A new key of the organisation (workspace-service in `workspace`, or organisation-service). */
   newKey(workspace?: string): Promise<{ id: string; key: string }>;
   /** Rows of the request log for a trace id prefix. */
@@ -48,6 +50,14 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
         maxRetries: 0,
         fetch: ((input: string | URL | Request, init?: RequestInit) => gateway.handle(new Request(input as string, init))) as typeof fetch,
         defaultHeaders: { 'x-gateway-api-key': key, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': mock.url, ...headers },
+      }),
+    storedClient: (headers, key = TEST_ADMIN_KEY) =>
+      new OpenAI({
+        apiKey: 'unused',
+        baseURL: 'http://gateway.test/v1',
+        maxRetries: 0,
+        fetch: ((input: string | URL | Request, init?: RequestInit) => gateway.handle(new Request(input as string, init))) as typeof fetch,
+        defaultHeaders: { 'x-gateway-api-key': key, ...headers },
       }),
     async newKey(workspace) {
       const body = workspace

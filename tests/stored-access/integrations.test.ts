@@ -139,9 +139,10 @@ for (const dialect of E2E_DIALECTS) {
       });
       expect(created.status).toBe(201);
       expect(created.body.default_providers.map((p) => [p.slug, p.workspace_id])).toEqual([[`${slug}-p`, s.defaultWorkspace]]);
+      // Each access shows its limits for the integration, as GET /integrations/:id/workspaces does (none given: null).
       expect(created.body.workspaces).toEqual([
-        { id: s.defaultWorkspace, slug: 'default', enabled: true },
-        { id: other.id, slug: other.slug, enabled: false },
+        { id: s.defaultWorkspace, slug: 'default', enabled: true, usage_limits: null, rate_limits: null },
+        { id: other.id, slug: other.slug, enabled: false, usage_limits: null, rate_limits: null },
       ] as never);
       const access = await s.admin<{ data: { id: string; enabled: boolean }[] }>('GET', `/integrations/${created.body.id}/workspaces`);
       expect(access.body.data.map((a) => [a.id, a.enabled]).sort()).toEqual(

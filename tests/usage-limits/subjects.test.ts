@@ -7,9 +7,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { UsageLimitServices } from '@gateway/plugin-usage-limits';
 import { limitsClock } from '@gateway/policy-kit';
-import OpenAI, { APIError } from 'openai';
+import type OpenAI from 'openai';
+import { APIError } from 'openai';
 import { type SmtpMock, startSmtpServer } from '../mocks/smtp-server.ts';
-import { type Json, type Stack, setClock, startStack, TEST_ADMIN_KEY } from '../rate-limits/support.ts';
+import { type Json, type Stack, setClock, startStack } from '../rate-limits/support.ts';
 
 let s: Stack;
 let smtp: SmtpMock;
@@ -25,16 +26,6 @@ afterAll(async () => {
 });
 
 type Limits = { type: string; credit_limit: number; current_usage: number; last_reset_at: string | null; next_usage_reset_at: string | null };
-
-/** A client that names the provider by these headers only (a virtual key, an `@slug`). */
-const storedClient = (headers: Record<string, string>, key = TEST_ADMIN_KEY) =>
-  new OpenAI({
-    apiKey: 'unused',
-    baseURL: 'http://gateway.test/v1',
-    maxRetries: 0,
-    fetch: (input: string | URL | Request, init?: RequestInit) => s.gateway.handle(new Request(input as string, init)),
-    defaultHeaders: { 'x-gateway-api-key': key, ...headers },
-  });
 
 async function call(client: OpenAI): Promise<{ status: number; tokens?: number; error?: APIError }> {
   try {
@@ -142,7 +133,7 @@ describe('usage_limits on objects', () => {
     expect(vk.body.usage_limits).toMatchObject({ type: 'tokens', credit_limit: 1, current_usage: 0 });
     expect(vk.body.last_reset_at).toBeNull();
     await exhaustThenRaise(
-      storedClient({ 'x-gateway-virtual-key': vk.body.slug }),
+      s.storedClient({ 'x-gateway-virtual-key': vk.body.slug }),
       async () => (await s.admin<{ usage_limits: Limits }>('GET', `/virtual-keys/${vk.body.id}`)).body.usage_limits,
       async (credit) => {
         expect((await s.admin('PUT', `/virtual-keys/${vk.body.id}`, { usage_limits: { credit_limit: credit } })).status).toBe(200);
@@ -168,7 +159,7 @@ describe('usage_limits on objects', () => {
     expect(put.status).toBe(200);
     expect(put.body.data[0]?.usage_limits).toMatchObject({ type: 'tokens', credit_limit: 1, periodic_reset: 'weekly' });
     const access = async () => (await s.admin<{ data: (Json & { usage_limits: Limits })[] }>('GET', `/integrations/${integration.body.id}/workspaces`)).body.data[0]!.usage_limits;
-    const client = storedClient({ 'x-gateway-provider': `@${slug}` });
+    const client = s.storedClient({ 'x-gateway-provider': `@${slug}` });
     await exhaustThenRaise(
       client,
       access,

@@ -4,7 +4,7 @@
  * `ApiKeyServices.rotation`), the key e-mails, keys that follow memberships, and the scope catalogue (service
  * `apiKeyScopes`).
  */
-import { AdminServices, type OrganisationSettingsService, type SecretBox, type SubjectUsageLimits, secretBoxFromEnv } from '@gateway/admin-kit';
+import { AdminServices, type OrganisationSettingsService, type LimitServices, type SecretBox, secretBoxFromEnv } from '@gateway/admin-kit';
 import { IdentityServices } from '@gateway/admin-identity';
 import { defineService, definePlugin, type PluginApi, Services } from '@gateway/sdk';
 import { bootstrapKey } from './bootstrap.ts';
@@ -96,13 +96,13 @@ export default definePlugin({
     });
     // The settings plugin may load after this one, or not at all.
     let organisationSettings: OrganisationSettingsService | undefined;
-    let usageLimits: SubjectUsageLimits | undefined;
+    let limits: LimitServices = {};
     api.onReady(() => {
       organisationSettings = api.optional(AdminServices.organisationSettings);
-      usageLimits = api.optional(AdminServices.usageLimits);
+      limits = { usage_limits: api.optional(AdminServices.usageLimits), rate_limits: api.optional(AdminServices.rateLimits) };
     });
     const settings = () => organisationSettings;
-    for (const route of apiKeyRoutes({ database, keys, scopes, clock, notices, settings, usageLimits: () => usageLimits })) api.route(route);
+    for (const route of apiKeyRoutes({ database, keys, scopes, clock, notices, settings, limits: () => limits })) api.route(route);
 
     // The identity plugin, which this one requires, provides the events.
     const events = api.optional(AdminServices.events);

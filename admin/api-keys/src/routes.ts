@@ -3,7 +3,7 @@
  * one-time pickup of a scheduled rotation's secret. Everything a request says is checked before anything is
  * written; each change fills `req.audit` with the key as shown (never a secret or hash).
  */
-import { csv, json, list, noContent, type OrganisationSettingsService, page, requireOrgAdmin, requireWorkspaceRole, type SubjectUsageLimits } from '@gateway/admin-kit';
+import { csv, json, type LimitServices, list, noContent, type OrganisationSettingsService, page, removeLimits, requireOrgAdmin, requireWorkspaceRole, saveLimits } from '@gateway/admin-kit';
 import { lookupUser, lookupWorkspace, workspaceMembers } from '@gateway/admin-identity';
 import {
   type AdminRequest,
@@ -28,7 +28,7 @@ import { checkCreate, checkRotate, checkUpdate } from './schemas.ts';
 import { grants, ROTATE_SCOPES, type ScopeCatalogue } from './scopes.ts';
 import type { ApiKeyStore, KeyChanges } from './store.ts';
 import { apiKeys, type ApiKeyRow } from './tables.ts';
-import { prepareKeyLimits, withKeyLimits } from './usage-limits.ts';
+import { prepareKeyLimits, withKeyLimits } from './limits.ts';
 import { view } from './view.ts';
 
 export interface RouteDeps {
@@ -39,8 +39,8 @@ export interface RouteDeps {
   notices: KeyNotices;
   /** Service `organisationSettings` when the settings plugin is loaded (looked up per call: load order is free). */
   settings: () => OrganisationSettingsService | undefined;
-  /** Service `usageLimits` when usage limits are on (the keys' `usage_limits` field). */
-  usageLimits: () => SubjectUsageLimits | undefined;
+  /** Services `usageLimits` and `rateLimits` while their limits are on (the keys' `usage_limits` and `rate_limits`). */
+  limits: () => LimitServices;
 }
 
 const WORKSPACE_TYPES: readonly ApiKeyType[] = ['workspace-service', 'workspace-user'];
@@ -102,7 +102,7 @@ async function create(deps: RouteDeps, req: AdminRequest): Promise<Response> {
     if (user.id !== req.caller.userId) await requireMayMakeKeyFor(deps.database, req.principal, user);
   }
   const policy = resolvePolicy(body.rotation_policy, { now, enforced: await enforcedPeriod(deps, org, body.type, workspaceId) });
-  const limits = await prepareKeyLimits(deps.usageLimits(), { id: '', organisation_id: org, workspace_id: workspaceId, name: body.name }, body.usage_limits);
+  const limits = await prepareKeyLimits(deps.limits(), { id: '', organisation_id: org, workspace_id: workspaceId, name: body.name }, body);
 
   const { row, secret } = await deps.keys.create({
     organisation_id: org,
@@ -115,8 +115,8 @@ async function create(deps: RouteDeps, req: AdminRequest): Promise<Response> {
     expires_at: expiresAt,
     ...policy,
   });
-  if (limits) await deps.usageLimits()?.save([{ ...limits, subject: { ...limits.subject, id: row.id } }]);
-  const [shown] = await withKeyLimits(deps.usageLimits(), [view(row, now)]);
+  await saveLimits(limits, row.id);
+  const [shown] = await withKeyLimits(deps.limits(), [view(row, now)]);
   audit(req, row, 'create', null, shown);
   return json({ ...shown, key: secret }, 201);
 }
@@ -151,7 +151,7 @@ async function listKeys(deps: RouteDeps, req: AdminRequest): Promise<Response> {
     deps.database.count(apiKeys, where),
   ]);
   const now = deps.clock.now();
-  return list(await withKeyLimits(deps.usageLimits(), rows.map((r) => view(r, now))), total);
+  return list(await withKeyLimits(deps.limits(), rows.map((r) => view(r, now))), total);
 }
 
 /** What a caller without the organisation admin role sees: the workspace keys where it is admin, and its own keys. */
@@ -170,7 +170,7 @@ async function visibleTo(database: Database, req: AdminRequest): Promise<(c: Key
 async function read(deps: RouteDeps, req: AdminRequest): Promise<Response> {
   const key = await loadKey(deps, req);
   await requireRead(req.principal, key);
-  const [shown] = await withKeyLimits(deps.usageLimits(), [view(key, deps.clock.now())]);
+  const [shown] = await withKeyLimits(deps.limits(), [view(key, deps.clock.now())]);
   return json(shown);
 }
 
@@ -195,11 +195,11 @@ async function update(deps: RouteDeps, req: AdminRequest): Promise<Response> {
     current: key,
   });
   if (policy) Object.assign(changes, policy);
-  const limits = await prepareKeyLimits(deps.usageLimits(), key, body.usage_limits);
-  const [before] = await withKeyLimits(deps.usageLimits(), [view(key, now)]);
+  const limits = await prepareKeyLimits(deps.limits(), key, body);
+  const [before] = await withKeyLimits(deps.limits(), [view(key, now)]);
   const updated = await deps.keys.update(key, changes);
-  if (limits) await deps.usageLimits()?.save([limits]);
-  const [after] = await withKeyLimits(deps.usageLimits(), [view(updated, now)]);
+  await saveLimits(limits);
+  const [after] = await withKeyLimits(deps.limits(), [view(updated, now)]);
   audit(req, updated, 'update', before, after);
   return json(after);
 }
@@ -209,7 +209,7 @@ async function remove(deps: RouteDeps, req: AdminRequest): Promise<Response> {
   await requireManage(req.principal, key);
   await requireHoldsKeyRole(deps.database, req.principal, key);
   await deps.keys.remove(key);
-  await deps.usageLimits()?.remove([{ kind: 'api_key', id: key.id, workspaceId: null }]);
+  await removeLimits(deps.limits(), [{ kind: 'api_key', id: key.id, workspaceId: null }]);
   audit(req, key, 'delete', view(key, deps.clock.now()), null);
   return noContent();
 }

@@ -34,6 +34,7 @@ const Create = Type.Object(
     expires_at: Type.Optional(Instant),
     rotation_policy: Type.Optional(Type.Unknown()),
     usage_limits: Type.Optional(Type.Unknown()),
+    rate_limits: Type.Optional(Type.Unknown()),
   },
   { additionalProperties: false },
 );
@@ -46,6 +47,7 @@ const Update = Type.Object(
     expires_at: Type.Optional(Instant),
     rotation_policy: Type.Optional(Type.Unknown()),
     usage_limits: Type.Optional(Type.Unknown()),
+    rate_limits: Type.Optional(Type.Unknown()),
     status: Type.Optional(Type.String()),
   },
   { additionalProperties: false, minProperties: 1 },

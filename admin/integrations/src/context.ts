@@ -1,5 +1,5 @@
 /** What every route of this plugin shares: the database, the secret box, the in-memory set, other plugins' services. */
-import type { SecretBox, SecretResolver, SecuritySettingsService, StoredSnapshot, SubjectUsageLimits } from '@gateway/admin-kit';
+import type { LimitServices, SecretBox, SecretResolver, SecuritySettingsService, StoredSnapshot } from '@gateway/admin-kit';
 import type { Database, Logger } from '@gateway/sdk';
 import type { IntegrationFields } from './credentials.ts';
 import type { StoredSet } from './stored-set.ts';
@@ -16,8 +16,8 @@ export interface Ctx {
   secrets(): SecretResolver | undefined;
   /** Service `securitySettings`, when its plugin is loaded. */
   security(): SecuritySettingsService | undefined;
-  /** Service `usageLimits`, when usage limits are on: the `usage_limits` of virtual keys and workspace access. */
-  usageLimits(): SubjectUsageLimits | undefined;
+  /** Services `usageLimits` and `rateLimits` while their limits are on: the limits of virtual keys and workspace access. */
+  limits(): LimitServices;
   /** Ids of the loaded providers (service `providerAdapters`); undefined when the server does not offer them. */
   providerIds(): ProviderIds | undefined;
   /** What the loaded providers declare (their target fields), known once the gateway is ready. */

@@ -2,7 +2,7 @@
  * Integrations, workspace providers and virtual keys: the tables, the administration routes, GET /models, and
  * service `storedAccess` through which the server resolves `@slug` providers and virtual keys from memory.
  */
-import { AdminServices, declaredFields, rebindSealed, secretBoxFromEnv, type SecuritySettingsService, StoredSnapshot, type SubjectUsageLimits } from '@gateway/admin-kit';
+import { AdminServices, declaredFields, type LimitServices, rebindSealed, secretBoxFromEnv, type SecuritySettingsService, StoredSnapshot } from '@gateway/admin-kit';
 import { definePlugin, Services } from '@gateway/sdk';
 import { type Ctx, notReady } from './context.ts';
 import { type IntegrationFields, integrationFields } from './credentials.ts';
@@ -22,6 +22,7 @@ export { integrationMigrations, integrations, integrationModels, integrationWork
 export { createStoredAccess, type IntegrationStoredAccess, type StoredAccessDeps } from './stored-access.ts';
 export { loadStoredSet, type StoredSet } from './stored-set.ts';
 export { maskValue, maskCredentials, type Credentials } from './credentials.ts';
+export { virtualKeySlugs } from './virtual-key-slugs.ts';
 
 export default definePlugin({
   async setup(api) {
@@ -47,12 +48,12 @@ export default definePlugin({
     // Once ready: the settings plugin may load after this one, or not at all; every provider has declared its
     // target fields, so what an integration may hold is known and its bodies are compiled, once.
     let security: SecuritySettingsService | undefined;
-    let usageLimits: SubjectUsageLimits | undefined;
+    let limits: LimitServices = {};
     let fields: IntegrationFields | undefined;
     const whenReady: ((fields: IntegrationFields) => void)[] = [];
     api.onReady(() => {
       security = api.optional(AdminServices.securitySettings);
-      usageLimits = api.optional(AdminServices.usageLimits);
+      limits = { usage_limits: api.optional(AdminServices.usageLimits), rate_limits: api.optional(AdminServices.rateLimits) };
       const ready = integrationFields(declaredFields(adapters.values()));
       for (const fn of whenReady) fn(ready);
       fields = ready;
@@ -64,7 +65,7 @@ export default definePlugin({
       logger: api.logger,
       secrets: () => secrets,
       security: () => security,
-      usageLimits: () => usageLimits,
+      limits: () => limits,
       providerIds: () => adapters,
       fields: () => fields ?? notReady(),
       whenReady: (fn) => void whenReady.push(fn),

@@ -82,8 +82,8 @@ export function setPath(target: Record<string, Json>, path: string, value: Json)
   node[parts[parts.length - 1] as string] = value;
 }
 
-/** What a `usage_limits` field is set on (docs/admin/policies.md, "Limits on keys"). */
-export interface UsageLimitSubject {
+/** What a `usage_limits` or `rate_limits` field is set on (docs/admin/policies.md, "Limits on keys"). */
+export interface LimitSubject {
   readonly kind: 'api_key' | 'virtual_key' | 'integration_workspace';
   /** The API key, the virtual key, or the integration (for an integration's workspace access). */
   readonly id: string;
@@ -93,6 +93,9 @@ export interface UsageLimitSubject {
   /** The object's name, for the alert e-mails. */
   readonly name: string;
 }
+
+/** Which object a limit belongs to, as lookups name it. */
+export type LimitSubjectRef = Pick<LimitSubject, 'kind' | 'id' | 'workspaceId'>;
 
 /** The `usage_limits` of an object as its answers show it. */
 export interface UsageLimitsView {
@@ -108,29 +111,40 @@ export interface UsageLimitsView {
   current_usage: number | null;
 }
 
-/** A `usage_limits` value checked against what is stored, ready to save once the object is written. */
-export interface PreparedUsageLimits {
-  readonly subject: UsageLimitSubject;
-  /** The value removes the limit (null). */
+/** One entry of the `rate_limits` of an object, as given and shown. */
+export interface RateLimitView {
+  type: 'requests' | 'tokens';
+  unit: 'rpm' | 'rph' | 'rpd' | 'rpw';
+  value: number;
+}
+
+/** A limits field's value checked against what is stored, ready to save once the object is written. */
+export interface PreparedLimits {
+  readonly subject: LimitSubject;
+  /** The value removes the limits (null). */
   readonly removes: boolean;
 }
 
 /**
- * Service `usageLimits` (usage-limits plugin; absent when it is not loaded or USAGE_LIMITS_ENABLED=OFF): the
- * `usage_limits` field of API keys, virtual keys and integration workspace access.
+ * The service behind one limits field of API keys, virtual keys and integration workspace access: `usageLimits`
+ * (usage-limits plugin) for `usage_limits`, `rateLimits` (rate-limits plugin) for `rate_limits`; absent when its
+ * plugin is not loaded or its flag is off.
  */
-export interface SubjectUsageLimits {
-  /** Checks a body's value (null removes), merged over the stored limit; 400 listing every violation under `path`. */
-  prepare(subject: UsageLimitSubject, value: unknown, path: string): Promise<PreparedUsageLimits>;
+export interface SubjectLimits<View> {
+  /** Checks a body's value (null removes), merged over the stored limits; 400 listing every violation under `path`. */
+  prepare(subject: LimitSubject, value: unknown, path: string): Promise<PreparedLimits>;
   /** Stores prepared values, after the objects were written. */
-  save(prepared: readonly PreparedUsageLimits[]): Promise<void>;
-  /** The limits of objects, by `usageLimitSubjectKey`; an object without one is absent. */
-  views(subjects: readonly Pick<UsageLimitSubject, 'kind' | 'id' | 'workspaceId'>[]): Promise<Map<string, UsageLimitsView>>;
+  save(prepared: readonly PreparedLimits[]): Promise<void>;
+  /** The limits of objects, by `limitSubjectKey`; an object without any is absent. */
+  views(subjects: readonly LimitSubjectRef[]): Promise<Map<string, View>>;
   /** Drops the limits of objects deleted (a revoked key, a removed access). */
-  remove(subjects: readonly Pick<UsageLimitSubject, 'kind' | 'id' | 'workspaceId'>[]): Promise<void>;
+  remove(subjects: readonly LimitSubjectRef[]): Promise<void>;
 }
 
-/** The key of an object's limit: `<kind>:<id>`, and `:<workspace>` for an integration's workspace access. */
-export function usageLimitSubjectKey(s: Pick<UsageLimitSubject, 'kind' | 'id' | 'workspaceId'>): string {
+export type SubjectUsageLimits = SubjectLimits<UsageLimitsView>;
+export type SubjectRateLimits = SubjectLimits<RateLimitView[]>;
+
+/** The key of an object's limits: `<kind>:<id>`, and `:<workspace>` for an integration's workspace access. */
+export function limitSubjectKey(s: LimitSubjectRef): string {
   return s.kind === 'integration_workspace' ? `${s.kind}:${s.id}:${s.workspaceId}` : `${s.kind}:${s.id}`;
 }

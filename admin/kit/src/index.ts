@@ -3,7 +3,7 @@ export { AdminEvents, type AdminEventMap, type AdminEventName, type AdminEventRe
 export { csv, DEFAULT_PAGE_SIZE, iso, json, list, MAX_PAGE_SIZE, noContent, page, type Page } from './respond.ts';
 export { StoredSnapshot, type SnapshotOptions } from './snapshot.ts';
 export { reindex, type Stamped, type StoredIndex, type VersionedRow } from './stored-index.ts';
-export { validator, type BodyValidator } from './validate.ts';
+export { invalidBody, validator, type BodyValidator } from './validate.ts';
 export { type SealedAt, SealedValueError, secretBoxFromEnv, SecretBox } from './crypto.ts';
 export { rebindSealed, type SealedColumns } from './sealed-rebind.ts';
 export {
@@ -20,7 +20,7 @@ export {
 } from './masked-secrets.ts';
 export { changedDestinations, type DeclaredFields, declaredFields, type DocumentFields } from './declared-fields.ts';
 export { AdminServices, lazySecretBox } from './services.ts';
-export { prepareUsageLimits, withUsageLimits } from './usage-limits.ts';
+export { type LimitFields, type LimitServices, prepareLimits, type PreparedFields, removeLimits, saveLimits, withLimits } from './subject-limits.ts';
 export { checkSlug, freeSlug, generatedSlug, isUuid, SLUG_PATTERN, slugBase, slugFromName, type SlugRule, writeWithSlug } from './slug.ts';
 export { conflictOnUnique, isUniqueViolation } from './unique.ts';
 export {
@@ -32,9 +32,13 @@ export {
   type SecretResolver,
   type SecuritySettings,
   type SecuritySettingsService,
-  type PreparedUsageLimits,
+  type LimitSubject,
+  type LimitSubjectRef,
+  limitSubjectKey,
+  type PreparedLimits,
+  type RateLimitView,
+  type SubjectLimits,
+  type SubjectRateLimits,
   type SubjectUsageLimits,
-  type UsageLimitSubject,
   type UsageLimitsView,
-  usageLimitSubjectKey,
 } from './contracts.ts';

@@ -5,7 +5,7 @@
  * required).
  */
 import { defineService, type PluginApi } from '@gateway/sdk';
-import type { OrganisationSettingsService, SecretResolver, SecuritySettingsService, SubjectUsageLimits } from './contracts.ts';
+import type { OrganisationSettingsService, SecretResolver, SecuritySettingsService, SubjectRateLimits, SubjectUsageLimits } from './contracts.ts';
 import { type SecretBox, secretBoxFromEnv } from './crypto.ts';
 import type { AdminEvents } from './events.ts';
 
@@ -20,6 +20,8 @@ export const AdminServices = {
   secretReferences: defineService<SecretResolver>('secretReferences'),
   /** The `usage_limits` of API keys, virtual keys and integration workspaces (usage-limits plugin). */
   usageLimits: defineService<SubjectUsageLimits>('usageLimits'),
+  /** The `rate_limits` of API keys, virtual keys and integration workspaces (rate-limits plugin). */
+  rateLimits: defineService<SubjectRateLimits>('rateLimits'),
 } as const;
 
 /**

@@ -35,3 +35,11 @@ export function validator<T extends TSchema>(schema: T): BodyValidator<T> {
     throw Errors.badRequest(`Invalid request body: ${lines.join('; ')}`, param);
   };
 }
+
+/**
+ * A 400 listing violations a route found itself (`path: reason`, path below `body`), in the validator's style; the
+ * first one's path is the `param` unless given.
+ */
+export function invalidBody(violations: readonly string[], param: string | null = violations[0]?.split(':')[0] ?? null) {
+  return Errors.badRequest(`Invalid request body: ${violations.map((v) => `body.${v}`).join('; ')}`, param);
+}

@@ -13,3 +13,4 @@ export {
   PolicyIndex,
 } from './match.ts';
 export { counterKey, LIMIT_UNITS, type LimitUnit, type LimitWindow, limitsClock, UNIT_MS, windowOf } from './window.ts';
+export { SubjectIndex, type SubjectKind, type SubjectOf, type VirtualKeySlugs } from './subjects.ts';

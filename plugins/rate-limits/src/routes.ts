@@ -4,7 +4,7 @@
  * Every change reloads the policies here and in every other process before the answer.
  */
 import { findWorkspace, lookupWorkspace, requireActive } from '@gateway/admin-identity';
-import { iso, json, list, noContent, page, requireOrgAdmin, validator } from '@gateway/admin-kit';
+import { invalidBody, iso, json, list, noContent, page, requireOrgAdmin, validator } from '@gateway/admin-kit';
 import { conditionViolations, groupByViolations, LIMIT_UNITS, type PolicyCondition, type PolicyGroupBy } from '@gateway/policy-kit';
 import { type AdminRequest, type AdminRoute, and, asc, type Database, desc, eq, Errors, type SQL, type Where } from '@gateway/sdk';
 import { Type } from '@sinclair/typebox';
@@ -13,11 +13,13 @@ import { rateLimitPolicies } from './table.ts';
 
 export const SCOPES = ['rate_limits_policies.read', 'rate_limits_policies.write', 'rate_limits_policies.delete'] as const;
 
-const TYPES = ['requests', 'tokens'] as const;
+export const TYPES = ['requests', 'tokens'] as const;
+/** The highest `value` of a limit. */
+export const MAX_VALUE = 2_000_000_000;
 const STATUSES = ['active', 'archived'] as const;
 
 const Name = Type.String({ minLength: 1, maxLength: 255 });
-const Value = Type.Integer({ minimum: 1, maximum: 2_000_000_000 });
+const Value = Type.Integer({ minimum: 1, maximum: MAX_VALUE });
 const checkCreate = validator(
   Type.Object(
     {
@@ -48,7 +50,7 @@ const checkUpdate = validator(
 /** Conditions and group_by checked by the shared rules; 400 listing every violation. */
 function checked(conditions: unknown, groupBy: unknown): { conditions?: PolicyCondition[]; group_by?: PolicyGroupBy[] } {
   const violations = [...(conditions === undefined ? [] : conditionViolations(conditions)), ...(groupBy === undefined ? [] : groupByViolations(groupBy))];
-  if (violations.length) throw Errors.badRequest(`Invalid request body: ${violations.map((v) => `body.${v}`).join('; ')}`, violations[0]!.split(/[:[.]/)[0] ?? null);
+  if (violations.length) throw invalidBody(violations, violations[0]!.split(/[:[.]/)[0] ?? null);
   const out: { conditions?: PolicyCondition[]; group_by?: PolicyGroupBy[] } = {};
   // Stored as {key, value} / {key} only, in the order given.
   if (conditions !== undefined) out.conditions = (conditions as PolicyCondition[]).map(({ key, value }) => ({ key, value }));

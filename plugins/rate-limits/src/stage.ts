@@ -1,12 +1,13 @@
 /**
  * Enforcement, around every provider attempt (inside the response cache: a cache hit spends nothing; outside the
- * circuit breaker: a refusal never counts against a circuit). The policies a call matches are checked and consumed
- * in one atomic step (`state.consume`: one Redis round trip for all of them): a `requests` policy admits while its
+ * circuit breaker: a refusal never counts against a circuit). The policies a call matches and the `rate_limits` of its
+ * API key, virtual key and integration workspace are checked and consumed in one atomic step (`state.consume`: one
+ * Redis round trip for all of them): a `requests` policy admits while its
  * window's count is below `value` and counts the call; a `tokens` policy admits while the tokens consumed are below
  * `value`, and the call's real total tokens are added when its answer is complete (the finally stage, from
- * `outcome.usage`). Over a limit: 429 `rate_limit_exceeded` naming the policy, no provider called.
+ * `outcome.usage`). Over a limit: 429 `rate_limit_exceeded` naming the policy (or the object), no provider called.
  */
-import { type CallFacts, counterKey, type FailMode, factsOf, type Indexed, limitsClock, type PolicyIndex, windowOf } from '@gateway/policy-kit';
+import { type CallFacts, counterKey, type FailMode, factsOf, type Indexed, limitsClock, windowOf } from '@gateway/policy-kit';
 import {
   type AttemptResult,
   type AttemptStage,
@@ -18,7 +19,7 @@ import {
   type Logger,
   type StateStore,
 } from '@gateway/sdk';
-import type { ActivePolicy } from './store.ts';
+import type { ActivePolicy, RateLimitIndex } from './store.ts';
 
 /** `req.locals` key: the token counters of the last admitted attempt, added to when the answer is complete. */
 const TOKEN_COUNTERS = 'rateLimitTokenCounters';
@@ -26,7 +27,7 @@ const TOKEN_COUNTERS = 'rateLimitTokenCounters';
 const TTL_MARGIN_MS = 60_000;
 
 export interface EnforcementDeps {
-  index(): PolicyIndex<ActivePolicy>;
+  index(): RateLimitIndex;
   state: StateStore;
   failMode: FailMode;
   logger: Logger;
@@ -71,7 +72,7 @@ function refusal(refused: Charged, value: number, now: number) {
   const { policy } = refused.entry;
   const kind = policy.type;
   const waitMs = refused.resetAt - now;
-  const err = Errors.rateLimitExceeded(`Rate limit exceeded: policy ${policy.id} allows ${policy.value} ${kind} per ${policy.unit.slice(2) === 'm' ? 'minute' : { h: 'hour', d: 'day', w: 'week' }[policy.unit.slice(2)]}; try again in ${duration(waitMs)}`, {
+  const err = Errors.rateLimitExceeded(`Rate limit exceeded: ${policy.label} allows ${policy.value} ${kind} per ${policy.unit.slice(2) === 'm' ? 'minute' : { h: 'hour', d: 'day', w: 'week' }[policy.unit.slice(2)]}; try again in ${duration(waitMs)}`, {
     'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))),
     [`x-ratelimit-limit-${kind}`]: String(policy.value),
     [`x-ratelimit-remaining-${kind}`]: String(Math.max(0, policy.value - value)),
@@ -90,10 +91,14 @@ export function rateLimitStages(deps: EnforcementDeps): [AttemptStage, FinallySt
     applies: () => deps.index().size > 0,
     async run(req, attempt, next): Promise<AttemptResult> {
       const facts = factsOf(req, attempt);
-      const matched = deps.index().match(facts);
-      if (matched.length === 0) return next();
+      const index = deps.index();
+      const matched = index.policies.match(facts);
+      const own = index.subjects.of(facts, attempt);
+      // The policies the call matches and the limits of the objects it goes through, checked together.
+      const limits = own.length === 0 ? matched : [...matched, ...own.flat()];
+      if (limits.length === 0) return next();
       const now = limitsClock.now();
-      const charged = chargesOf(matched, facts, now);
+      const charged = chargesOf(limits, facts, now);
       let decision: Awaited<ReturnType<StateStore['consume']>>;
       try {
         decision = await deps.state.consume(charged.map((c) => c.charge));

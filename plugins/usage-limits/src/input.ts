@@ -2,7 +2,7 @@
  * A usage limit's settings as a body gives them (a policy's, or the `usage_limits` of a key, a virtual key, an
  * integration's workspace), checked with every violation named as `path: reason`, and merged over stored ones.
  */
-import { Errors } from '@gateway/sdk';
+import { invalidBody } from '@gateway/admin-kit';
 import { midnightOf } from './period.ts';
 
 export const LIMIT_TYPES = ['cost', 'tokens'] as const;
@@ -78,7 +78,7 @@ export function mergedViolations(merged: { type: LimitType; credit_limit: number
 
 /** 400 listing every violation, the first one's field as `param`. */
 export function refuse(violations: readonly string[]): never {
-  throw Errors.badRequest(`Invalid request body: ${violations.map((v) => `body.${v}`).join('; ')}`, violations[0]!.split(':')[0] ?? null);
+  throw invalidBody(violations);
 }
 
 /** A `usage_limits` value of a key, a virtual key or a workspace access: an object of settings, or null to remove. */

@@ -66,20 +66,8 @@ export function ttlOf(period: Period, now: number): number {
 }
 
 /** The limits a call meets, each once: its policies, then its API key's, its virtual key's, its integration workspace's. */
-export function limitsOf(index: LimitIndex, facts: CallFacts, req: GatewayRequest, attempt: Attempt): LimitEntry[] {
-  const out: LimitEntry[] = [...index.policies.match(facts)];
-  const key = index.apiKeys.get(facts.apiKeyId);
-  if (key) out.push(key);
-  const vkName = attempt.target.virtual_key;
-  if (typeof vkName === 'string') {
-    const vk = index.virtualKeys.get(`${facts.workspaceId}:${vkName}`) ?? index.virtualKeys.get(vkName);
-    if (vk && vk.organisationId === facts.organisationId) out.push(vk);
-  }
-  if (attempt.integrationId) {
-    const access = index.integrationWorkspaces.get(`${attempt.integrationId}:${req.caller.workspaceId}`);
-    if (access) out.push(access);
-  }
-  return out;
+export function limitsOf(index: LimitIndex, facts: CallFacts, attempt: Attempt): LimitEntry[] {
+  return [...index.policies.match(facts), ...index.subjects.of(facts, attempt)];
 }
 
 function charge(entries: readonly LimitEntry[], facts: CallFacts, now: number, resets: Resets): Charged[] {
@@ -120,7 +108,7 @@ export function usageLimitStages(deps: EnforcementDeps): [AttemptStage, FinallyS
     applies: () => deps.index().size > 0,
     async run(req, attempt, next): Promise<AttemptResult> {
       const facts = factsOf(req, attempt);
-      const entries = limitsOf(deps.index(), facts, req, attempt);
+      const entries = limitsOf(deps.index(), facts, attempt);
       if (entries.length === 0) return next();
       const now = limitsClock.now();
       const charged = charge(entries, facts, now, deps.resets);

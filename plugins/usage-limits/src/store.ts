@@ -5,9 +5,9 @@
  * process through the state store's change channel (admin-kit's StoredSnapshot), as saved configs are.
  */
 import { StoredSnapshot } from '@gateway/admin-kit';
-import { virtualKeys } from '@gateway/admin-integrations';
-import { compileMatcher, type Indexed, type PolicyGroupBy, PolicyIndex } from '@gateway/policy-kit';
-import { type Database, eq, inArray, type Logger, type StateStore } from '@gateway/sdk';
+import { virtualKeySlugs } from '@gateway/admin-integrations';
+import { compileMatcher, type Indexed, type PolicyGroupBy, PolicyIndex, SubjectIndex, type VirtualKeySlugs } from '@gateway/policy-kit';
+import { type Database, eq, type Logger, type StateStore } from '@gateway/sdk';
 import type { LimitType } from './input.ts';
 import type { Period, ResetRule } from './period.ts';
 import { type SubjectKind, type UsageLimitRow, usageLimits } from './table.ts';
@@ -42,11 +42,8 @@ export interface LimitIndex {
   /** Every active limit once. */
   readonly all: readonly LimitEntry[];
   readonly policies: PolicyIndex<ActiveLimit>;
-  readonly apiKeys: ReadonlyMap<string, LimitEntry>;
-  /** By virtual key id, and by `<workspace>:<slug>` (a request names a virtual key either way). */
-  readonly virtualKeys: ReadonlyMap<string, LimitEntry>;
-  /** By `<integration>:<workspace>`. */
-  readonly integrationWorkspaces: ReadonlyMap<string, LimitEntry>;
+  /** The limits of API keys, virtual keys and integration workspaces. */
+  readonly subjects: SubjectIndex<LimitEntry>;
 }
 
 /** The amount of a limit in its counter's units. */
@@ -82,12 +79,10 @@ export function activeLimit(row: UsageLimitRow): ActiveLimit {
 
 const NO_GROUPS = compileMatcher([], []);
 
-export function indexLimits(rows: readonly UsageLimitRow[], slugs: ReadonlyMap<string, { workspaceId: string; slug: string }>): LimitIndex {
+export function indexLimits(rows: readonly UsageLimitRow[], slugs: VirtualKeySlugs): LimitIndex {
   const policies: LimitEntry[] = [];
   const all: LimitEntry[] = [];
-  const apiKeys = new Map<string, LimitEntry>();
-  const vks = new Map<string, LimitEntry>();
-  const integrationWorkspaces = new Map<string, LimitEntry>();
+  const subjects = new SubjectIndex<LimitEntry>();
   for (const row of rows) {
     const policy = activeLimit(row);
     if (row.kind === 'policy') {
@@ -98,30 +93,13 @@ export function indexLimits(rows: readonly UsageLimitRow[], slugs: ReadonlyMap<s
     }
     const entry: LimitEntry = { policy, organisationId: row.organisation_id, workspaceId: row.workspace_id, matcher: NO_GROUPS };
     all.push(entry);
-    const id = row.subject_id ?? '';
-    if (row.kind === 'api_key') apiKeys.set(id, entry);
-    else if (row.kind === 'integration_workspace') integrationWorkspaces.set(`${id}:${row.workspace_id}`, entry);
-    else {
-      vks.set(id, entry);
-      const vk = slugs.get(id);
-      if (vk) vks.set(`${vk.workspaceId}:${vk.slug}`, entry);
-    }
+    subjects.add({ kind: row.kind, organisationId: row.organisation_id, subjectId: row.subject_id ?? '', workspaceId: row.workspace_id }, entry, slugs);
   }
-  return { size: rows.length, all, policies: new PolicyIndex(policies), apiKeys, virtualKeys: vks, integrationWorkspaces };
+  return { size: rows.length, all, policies: new PolicyIndex(policies), subjects };
 }
 
-/** The slugs of the virtual keys that carry a limit; none when the integrations' tables are not there. */
-async function virtualKeySlugs(database: Database, rows: readonly UsageLimitRow[], logger: Logger) {
-  const ids = rows.filter((r) => r.kind === 'virtual_key' && r.subject_id).map((r) => r.subject_id as string);
-  const out = new Map<string, { workspaceId: string; slug: string }>();
-  if (ids.length === 0) return out;
-  try {
-    for (const vk of await database.select(virtualKeys, { where: (c) => inArray(c.id, ids), fresh: true })) out.set(vk.id, { workspaceId: vk.workspace_id, slug: vk.slug });
-  } catch (error) {
-    logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'usage limits: virtual keys cannot be read; their limits apply when named by id only');
-  }
-  return out;
-}
+/** The ids of the virtual keys that carry a limit. */
+const virtualKeyIds = (rows: readonly UsageLimitRow[]) => rows.filter((r) => r.kind === 'virtual_key' && r.subject_id).map((r) => r.subject_id as string);
 
 export class LimitStore {
   private readonly snapshot: StoredSnapshot<LimitIndex>;
@@ -133,7 +111,7 @@ export class LimitStore {
       logger,
       load: async () => {
         const rows = await database.select(usageLimits, { where: (c) => eq(c.status, 'active'), fresh: true });
-        return indexLimits(rows, await virtualKeySlugs(database, rows, logger));
+        return indexLimits(rows, await virtualKeySlugs(database, virtualKeyIds(rows), logger));
       },
     });
   }

@@ -4,8 +4,7 @@
  * the views into their answers. A limit is one row of usage_limits (kind and subject), enforced and reset like a
  * policy without conditions or group_by.
  */
-import type { PreparedUsageLimits, SubjectUsageLimits, UsageLimitsView } from '@gateway/admin-kit';
-import { usageLimitSubjectKey } from '@gateway/admin-kit';
+import { limitSubjectKey, type PreparedLimits, type SubjectUsageLimits, type UsageLimitsView } from '@gateway/admin-kit';
 import { type Database, eq, inArray, type StateStore } from '@gateway/sdk';
 import type { Groups } from './groups.ts';
 import { readSubjectLimits, refuse } from './input.ts';
@@ -13,7 +12,7 @@ import { fieldsOf, type LimitFields, settingsView, usageOf } from './limits.ts';
 import type { LimitStore } from './store.ts';
 import { type UsageLimitRow, usageLimits } from './table.ts';
 
-interface Prepared extends PreparedUsageLimits {
+interface Prepared extends PreparedLimits {
   readonly before: UsageLimitRow | undefined;
   readonly fields: LimitFields | undefined;
 }
@@ -31,7 +30,7 @@ export function createSubjectLimits({ database, store, state, groups }: SubjectD
 
   return {
     async prepare(subject, value, path) {
-      const key = usageLimitSubjectKey(subject);
+      const key = limitSubjectKey(subject);
       const [before] = await rowsOf([key]);
       const violations: string[] = [];
       const settings = readSubjectLimits(value, path, Date.now(), violations);
@@ -50,7 +49,7 @@ export function createSubjectLimits({ database, store, state, groups }: SubjectD
       const now = Date.now();
       for (const p of list as readonly Prepared[]) {
         const { subject } = p;
-        const key = usageLimitSubjectKey(subject);
+        const key = limitSubjectKey(subject);
         if (p.removes) {
           if (p.before) await database.delete(usageLimits, (c) => eq(c.id, p.before!.id));
           continue;
@@ -79,7 +78,7 @@ export function createSubjectLimits({ database, store, state, groups }: SubjectD
     },
 
     async views(subjects) {
-      const rows = await rowsOf(subjects.map(usageLimitSubjectKey));
+      const rows = await rowsOf(subjects.map(limitSubjectKey));
       const out = new Map<string, UsageLimitsView>();
       await Promise.all(
         rows.map(async (row) => {
@@ -91,7 +90,7 @@ export function createSubjectLimits({ database, store, state, groups }: SubjectD
     },
 
     async remove(subjects) {
-      const keys = subjects.map(usageLimitSubjectKey);
+      const keys = subjects.map(limitSubjectKey);
       if (keys.length === 0) return;
       const removed = await database.delete(usageLimits, (c) => inArray(c.subject, keys));
       if (removed) await store.changed();

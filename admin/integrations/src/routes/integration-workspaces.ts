@@ -4,23 +4,20 @@
  * then refused with 403.
  */
 import { workspaces } from '@gateway/admin-identity';
-import { json, list, prepareUsageLimits, validator, withUsageLimits } from '@gateway/admin-kit';
+import { json, list, saveLimits, validator } from '@gateway/admin-kit';
 import { type AdminRoute, and, asc, type Database, eq, inArray } from '@gateway/sdk';
 import { Type } from '@sinclair/typebox';
 import type { Ctx } from '../context.ts';
 import { checkMappings } from '../input.ts';
 import { defaultProviderTargets, findIntegration, resolveAccess } from '../lookups.ts';
 import { integrationWorkspaces, workspaceProviders } from '../tables.ts';
-import { WorkspaceAccess } from './integrations.ts';
+import { prepareAccessLimits, WorkspaceAccess, withAccessLimits } from './workspace-access.ts';
 
-/** Access given here may carry the workspace's `usage_limits` for this integration (docs/admin/integrations.md). */
-const WorkspaceAccessWithLimits = Type.Composite([WorkspaceAccess, Type.Object({ usage_limits: Type.Optional(Type.Unknown()) })], { additionalProperties: false });
-const checkPut = validator(Type.Object({ workspaces: Type.Array(WorkspaceAccessWithLimits, { maxItems: 1000 }) }, { additionalProperties: false }));
+const checkPut = validator(Type.Object({ workspaces: Type.Array(WorkspaceAccess, { maxItems: 1000 }) }, { additionalProperties: false }));
 
-/** The access list with each workspace's `usage_limits` for the integration, when usage limits are on. */
+/** The access list with each workspace's limits for the integration, for the limits that are on. */
 async function accessView(ctx: Ctx, integrationId: string) {
-  const access = await accessList(ctx.database, integrationId);
-  return withUsageLimits(ctx.usageLimits(), access, (a) => ({ kind: 'integration_workspace', id: integrationId, workspaceId: a.id }));
+  return withAccessLimits(ctx, integrationId, await accessList(ctx.database, integrationId));
 }
 
 async function accessList(database: Database, integrationId: string) {
@@ -60,18 +57,7 @@ export function integrationWorkspaceRoutes(ctx: Ctx): AdminRoute[] {
         for (const a of wanted) state.set(a.workspace.id, a.enabled);
         const enabled = [...state].filter(([, on]) => on).map(([id]) => id);
         await checkMappings(ctx, org, enabled, row.secret_mappings);
-        const limits = (
-          await Promise.all(
-            wanted.map((a, i) =>
-              prepareUsageLimits(
-                ctx.usageLimits(),
-                { kind: 'integration_workspace', id: row.id, organisationId: org, workspaceId: a.workspace.id, name: `${row.name} in ${a.workspace.name}` },
-                body.workspaces[i]?.usage_limits,
-                `workspaces[${i}].usage_limits`,
-              ),
-            ),
-          )
-        ).filter((p) => p !== undefined);
+        const limits = await prepareAccessLimits(ctx, row, wanted, body.workspaces, 'workspaces');
         const newlyEnabled = wanted.filter((a) => a.enabled).map((a) => a.workspace.id);
         const providerWorkspaces = row.default_provider_slug
           ? await defaultProviderTargets(database, row.id, row.default_provider_slug, newlyEnabled, 'workspaces')
@@ -101,7 +87,7 @@ export function integrationWorkspaceRoutes(ctx: Ctx): AdminRoute[] {
               })),
             );
         });
-        if (limits.length) await ctx.usageLimits()?.save(limits);
+        await saveLimits(limits);
         await ctx.snapshot.changed();
         const after = await accessView(ctx, row.id);
         req.audit = { resource: 'integration_workspaces', resourceId: row.id, action: 'update', workspaceId: null, before, after };

@@ -1,5 +1,5 @@
 /** /integrations: an organisation's provider credentials (owners and admins). */
-import { type BodyValidator, conflictOnUnique, json, list, noContent, page, validator } from '@gateway/admin-kit';
+import { type BodyValidator, conflictOnUnique, json, list, noContent, page, saveLimits, validator } from '@gateway/admin-kit';
 import { and, type AdminRoute, asc, eq, Errors, inArray, ne, type Where } from '@gateway/sdk';
 import { type TObject, Type } from '@sinclair/typebox';
 import { type Ctx, notReady } from '../context.ts';
@@ -8,13 +8,13 @@ import { buildCredentials, checkMappings, checkProvider } from '../input.ts';
 import { defaultProviderTargets, findIntegration, resolveAccess } from '../lookups.ts';
 import { integrationSummary, openCredentials, presentIntegration } from '../present.ts';
 import { changedSlug, checkSlug, newSlug, type SlugTaken } from '../slugs.ts';
+import { prepareAccessLimits, WorkspaceAccess, withAccessLimits } from './workspace-access.ts';
 import { integrationCredentialsAt, integrationModels, integrations, integrationWorkspaces, workspaceProviders } from '../tables.ts';
 
 const closed = { additionalProperties: false } as const;
 const Name = Type.String({ minLength: 1, maxLength: 255 });
 const Description = Type.Union([Type.String({ maxLength: 4000 }), Type.Null()]);
 const Key = Type.String({ minLength: 1, maxLength: 16384 });
-export const WorkspaceAccess = Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }), enabled: Type.Optional(Type.Boolean()) }, closed);
 /** Nullable, yet checked on its own so that a 400 names the exact field (a union would name only its root). */
 const Pricing = Type.Unknown();
 const checkPricingShape = validator(Type.Object({ pricing_adjustments: PricingAdjustmentsSchema }));
@@ -98,6 +98,7 @@ export function integrationRoutes(ctx: Ctx): AdminRoute[] {
         const defaultSlug = createDefault ? (body.default_provider_slug !== undefined ? checkSlug(body.default_provider_slug, 'default_provider_slug', providerIds) : slug) : null;
         const id = crypto.randomUUID();
         const providerWorkspaces = defaultSlug ? await defaultProviderTargets(database, id, defaultSlug, enabled, 'default_provider_slug') : [];
+        const limits = await prepareAccessLimits(ctx, { id, name: body.name.trim(), organisation_id: org }, access, body.workspaces ?? [], 'workspaces');
 
         const now = Date.now();
         const row = {
@@ -140,10 +141,11 @@ export function integrationRoutes(ctx: Ctx): AdminRoute[] {
             }),
           () => Errors.conflict(`An integration with slug ${slug}, or a provider with slug ${defaultSlug}, already exists`, 'slug'),
         );
+        await saveLimits(limits);
         await ctx.snapshot.changed();
         const view = {
           ...presentIntegration(row, credentials, ctx.fields().declared),
-          workspaces: access.map((a) => ({ id: a.workspace.id, slug: a.workspace.slug, enabled: a.enabled })),
+          workspaces: await withAccessLimits(ctx, id, access.map((a) => ({ id: a.workspace.id, slug: a.workspace.slug, enabled: a.enabled }))),
           default_providers: defaults.map((p) => ({ id: p.id, slug: p.slug, workspace_id: p.workspace_id })),
         };
         req.audit = { resource: 'integration', resourceId: id, action: 'create', workspaceId: null, after: { ...integrationSummary(row), workspaces: view.workspaces, default_providers: view.default_providers } };

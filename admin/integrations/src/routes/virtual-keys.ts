@@ -2,7 +2,7 @@
  * /virtual-keys (legacy; provider slugs are recommended): provider credentials stored for one workspace and named by
  * `x-gateway-virtual-key` or a config's `virtual_key` (its slug, or its id).
  */
-import { type BodyValidator, conflictOnUnique, json, list, noContent, prepareUsageLimits, validator, withUsageLimits } from '@gateway/admin-kit';
+import { type BodyValidator, conflictOnUnique, json, list, noContent, prepareLimits, removeLimits, saveLimits, validator, withLimits } from '@gateway/admin-kit';
 import { type AdminRequest, type AdminRoute, eq, Errors } from '@gateway/sdk';
 import { type TObject, Type } from '@sinclair/typebox';
 import { requireReader, requireWriter, workspaceOf } from '../access.ts';
@@ -33,6 +33,7 @@ const createBody = (configurations: TObject) =>
       workspace_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
       note: Type.Optional(Note),
       usage_limits: Type.Optional(Type.Unknown()),
+      rate_limits: Type.Optional(Type.Unknown()),
     },
     closed,
   );
@@ -46,6 +47,7 @@ const updateBody = (configurations: TObject) =>
       secret_mappings: Type.Optional(Mappings),
       note: Type.Optional(Note),
       usage_limits: Type.Optional(Type.Unknown()),
+      rate_limits: Type.Optional(Type.Unknown()),
     },
     closed,
   );
@@ -53,8 +55,8 @@ const updateBody = (configurations: TObject) =>
 const findVirtualKey = (ctx: Ctx, req: AdminRequest) => findInWorkspace(ctx, req, virtualKeys, 'No such virtual key');
 const subjectOf = (row: Pick<VirtualKeyRow, 'id' | 'organisation_id' | 'workspace_id' | 'name'>) =>
   ({ kind: 'virtual_key', id: row.id, organisationId: row.organisation_id, workspaceId: row.workspace_id, name: row.name }) as const;
-/** Virtual keys shown with their `usage_limits` when usage limits are on. */
-const withLimits = <T extends { id: string }>(ctx: Ctx, shown: readonly T[]) => withUsageLimits(ctx.usageLimits(), shown, (v) => ({ kind: 'virtual_key', id: v.id, workspaceId: null }));
+/** Virtual keys shown with their limits fields, for the limits that are on. */
+const withKeyLimits = <T extends { id: string }>(ctx: Ctx, shown: readonly T[]) => withLimits(ctx.limits(), shown, (v) => ({ kind: 'virtual_key', id: v.id, workspaceId: null }));
 const taken: SlugTaken = (slug) => Errors.conflict(`A virtual key with slug ${slug} already exists in the workspace`, 'slug');
 
 export function virtualKeyRoutes(ctx: Ctx): AdminRoute[] {
@@ -96,12 +98,12 @@ export function virtualKeyRoutes(ctx: Ctx): AdminRoute[] {
           updated_at: now,
           last_reset_at: null,
         };
-        const limits = await prepareUsageLimits(ctx.usageLimits(), subjectOf(row), body.usage_limits);
+        const limits = await prepareLimits(ctx.limits(), subjectOf(row), body);
         await conflictOnUnique(() => database.insert(virtualKeys, row), () => taken(slug));
-        if (limits) await ctx.usageLimits()?.save([limits]);
+        await saveLimits(limits);
         await ctx.snapshot.changed();
         req.audit = { resource: 'virtual_key', resourceId: row.id, action: 'create', workspaceId: workspace.id, after: virtualKeySummary(row) };
-        const [shown] = await withLimits(ctx, [presentVirtualKey(row, credentials, ctx.fields().declared)]);
+        const [shown] = await withKeyLimits(ctx, [presentVirtualKey(row, credentials, ctx.fields().declared)]);
         return json(shown, 201);
       },
     },
@@ -112,7 +114,7 @@ export function virtualKeyRoutes(ctx: Ctx): AdminRoute[] {
       async handle(req) {
         const { rows, total } = await pageInWorkspace(ctx, req, virtualKeys);
         return list(
-          await withLimits(
+          await withKeyLimits(
             ctx,
             rows.map((r) => presentVirtualKey(r, openCredentials(ctx.box, r.credentials, virtualKeyCredentialsAt(r.id)), ctx.fields().declared)),
           ),
@@ -127,7 +129,7 @@ export function virtualKeyRoutes(ctx: Ctx): AdminRoute[] {
       async handle(req) {
         const row = await findVirtualKey(ctx, req);
         await requireReader(req, row.workspace_id);
-        const [shown] = await withLimits(ctx, [presentVirtualKey(row, openCredentials(ctx.box, row.credentials, virtualKeyCredentialsAt(row.id)), ctx.fields().declared)]);
+        const [shown] = await withKeyLimits(ctx, [presentVirtualKey(row, openCredentials(ctx.box, row.credentials, virtualKeyCredentialsAt(row.id)), ctx.fields().declared)]);
         return json(shown);
       },
     },
@@ -154,13 +156,13 @@ export function virtualKeyRoutes(ctx: Ctx): AdminRoute[] {
           note: body.note === undefined ? row.note : body.note,
           updated_at: Date.now(),
         };
-        const limits = await prepareUsageLimits(ctx.usageLimits(), subjectOf({ ...row, name: values.name }), body.usage_limits);
+        const limits = await prepareLimits(ctx.limits(), subjectOf({ ...row, name: values.name }), body);
         await conflictOnUnique(() => database.update(virtualKeys, values, (c) => eq(c.id, row.id)), () => taken(slug));
-        if (limits) await ctx.usageLimits()?.save([limits]);
+        await saveLimits(limits);
         await ctx.snapshot.changed();
         const after = { ...row, ...values };
         req.audit = { resource: 'virtual_key', resourceId: row.id, action: 'update', workspaceId: row.workspace_id, before: virtualKeySummary(row), after: virtualKeySummary(after) };
-        const [shown] = await withLimits(ctx, [presentVirtualKey(after, credentials, ctx.fields().declared)]);
+        const [shown] = await withKeyLimits(ctx, [presentVirtualKey(after, credentials, ctx.fields().declared)]);
         return json(shown);
       },
     },
@@ -172,7 +174,7 @@ export function virtualKeyRoutes(ctx: Ctx): AdminRoute[] {
         const row = await findVirtualKey(ctx, req);
         await requireWriter(ctx, req, await workspaceOf(ctx, req, row.workspace_id));
         await database.delete(virtualKeys, (c) => eq(c.id, row.id));
-        await ctx.usageLimits()?.remove([{ kind: 'virtual_key', id: row.id, workspaceId: null }]);
+        await removeLimits(ctx.limits(), [{ kind: 'virtual_key', id: row.id, workspaceId: null }]);
         await ctx.snapshot.changed();
         req.audit = { resource: 'virtual_key', resourceId: row.id, action: 'delete', workspaceId: row.workspace_id, before: virtualKeySummary(row) };
         return noContent();
