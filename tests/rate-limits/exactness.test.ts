@@ -5,27 +5,22 @@
 // behaviour (RATE_LIMITS_FAIL_MODE open: served without limits; closed: 503 limits_unavailable), never a 500.
 
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import OpenAI, { APIError } from 'openai';
-import { createE2EDatabase, type E2EDatabase, freePort } from '../helpers/e2e-database.ts';
-import { type GatewayProcess, startGatewayProcess } from '../helpers/gateway-process.ts';
+import { createE2EDatabase, type E2EDatabase } from '../helpers/e2e-database.ts';
+import type { GatewayProcess } from '../helpers/gateway-process.ts';
 import { type OpenAIMock, startOpenAIMock } from '../mocks/openai-server.ts';
 import { type OwnRedis, startOwnRedis } from '../resilience/redis-support.ts';
+import { createPolicy as create, processClient, startGateways, status, tally } from './processes.ts';
 
 const ADMIN_KEY = `gw-exact-${crypto.randomUUID()}`;
 let db: E2EDatabase;
 let redis: OwnRedis;
 let mock: OpenAIMock;
-const gws: GatewayProcess[] = [];
+let gws: GatewayProcess[] = [];
 
 beforeAll(async () => {
   [db, redis, mock] = await Promise.all([createE2EDatabase('mysql'), startOwnRedis(), startOpenAIMock({ apiKey: null })]);
-  const env = { DATABASE_URL: db.url, REDIS_URL: redis.url, GATEWAY_ADMIN_API_KEY: ADMIN_KEY, TRUSTED_CUSTOM_HOSTS: 'localhost,127.0.0.1,::1' };
-  // The first one migrates and bootstraps; the others start on the ready database. The third fails closed.
-  gws.push(await startGatewayProcess({ ...env, PORT: String(await freePort()) }));
-  gws.push(...(await Promise.all([
-    startGatewayProcess({ ...env, PORT: String(await freePort()) }),
-    startGatewayProcess({ ...env, PORT: String(await freePort()), RATE_LIMITS_FAIL_MODE: 'closed' }),
-  ])));
+  // The third fails closed.
+  gws = await startGateways({ DATABASE_URL: db.url, REDIS_URL: redis.url, GATEWAY_ADMIN_API_KEY: ADMIN_KEY }, [{}, {}, { RATE_LIMITS_FAIL_MODE: 'closed' }]);
 }, 90_000);
 
 afterAll(async () => {
@@ -33,46 +28,13 @@ afterAll(async () => {
   await Promise.all([mock?.stop(), redis?.close(), db?.drop()]);
 }, 60_000);
 
-const client = (gw: GatewayProcess, c: string) =>
-  new OpenAI({
-    apiKey: 'sk-provider',
-    baseURL: `${gw.url}/v1`,
-    maxRetries: 0,
-    timeout: 20_000, // a hang fails the test
-    defaultHeaders: { 'x-gateway-api-key': ADMIN_KEY, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': mock.url, 'x-gateway-metadata': JSON.stringify({ case: c }) },
-  });
-
-async function status(sdk: OpenAI): Promise<number> {
-  try {
-    await sdk.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'one two three' }] });
-    return 200;
-  } catch (error) {
-    if (error instanceof APIError) return error.status ?? 0;
-    throw error;
-  }
-}
-
-async function createPolicy(body: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${gws[0]!.url}/v1/policies/rate-limits`, {
-    method: 'POST',
-    headers: { 'x-gateway-api-key': ADMIN_KEY, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  expect(res.status).toBe(201);
-  // Reloaded at once in this process and, through Redis, in the other two: give the message a moment.
-  await Bun.sleep(1_000);
-}
+const client = (gw: GatewayProcess, c: string) => processClient(gw, ADMIN_KEY, mock, c);
+const createPolicy = (body: Record<string, unknown>) => create(gws[0]!, ADMIN_KEY, '/policies/rate-limits', body);
 
 /** Waits until at least `seconds` remain in the current UTC minute (the policy's window). */
 async function roomInMinute(seconds: number): Promise<void> {
   const left = 60_000 - (Date.now() % 60_000);
   if (left < seconds * 1000) await Bun.sleep(left + 50);
-}
-
-function tally(codes: number[]): Record<number, number> {
-  const out: Record<number, number> = {};
-  for (const c of codes) out[c] = (out[c] ?? 0) + 1;
-  return out;
 }
 
 test('300 concurrent calls over three processes against 100 rpm: exactly 100 admitted, 200 refused', async () => {
