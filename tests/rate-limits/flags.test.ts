@@ -3,6 +3,7 @@
 // uses both up (a second call refused by each). A second gateway on the same database and the same Redis (so the
 // counters it would read are the used-up ones) with one flag off serves every call the policy of that flag governs,
 // closes that flag's routes and fields, and still refuses by the other flag's policy at once.
+// Counters out of reach fail closed here (503), so a Redis hiccup cannot pass for enforcement switched off.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { APIError } from 'openai';
@@ -33,13 +34,29 @@ const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 /** Every call of this file in one minute window (the gateways run in this process). */
 const NOW = Math.floor(Date.now() / 60_000) * 60_000 + 1_000;
 
+/** A gateway on the database and the shared Redis; counters out of reach answer 503 rather than let a call through. */
+async function gateway(db: E2EDatabase, flags: Record<string, string> = {}): Promise<Stack> {
+  const s = await startStack({ DATABASE_URL: db.url, REDIS_URL, RATE_LIMITS_FAIL_MODE: 'closed', USAGE_LIMITS_FAIL_MODE: 'closed', ...flags });
+  // Its Redis connection refuses commands until it is up (no offline queue): wait for it.
+  for (let i = 0; ; i++) {
+    try {
+      await s.gateway.state.get('flags-test-probe');
+      break;
+    } catch (error) {
+      if (i >= 200) throw error;
+      await Bun.sleep(10);
+    }
+  }
+  setClock(NOW);
+  return s;
+}
+
 describe.each(E2E_DIALECTS)('flags switch the enforcement off [%s]', (dialect) => {
   let db: E2EDatabase;
   let usagePolicy: string;
   beforeAll(async () => {
     db = await createE2EDatabase(dialect);
-    const on = await startStack({ DATABASE_URL: db.url, REDIS_URL });
-    setClock(NOW);
+    const on = await gateway(db);
     try {
       const rate = await on.admin('POST', '/policies/rate-limits', {
         name: 'one a minute',
@@ -70,8 +87,7 @@ describe.each(E2E_DIALECTS)('flags switch the enforcement off [%s]', (dialect) =
   afterAll(() => db.drop());
 
   test('POLICY_ENABLED=OFF: the used-up rate-limit policy no longer refuses; its routes and rate_limits fields are closed; usage limits still apply', async () => {
-    const off = await startStack({ DATABASE_URL: db.url, REDIS_URL, POLICY_ENABLED: 'OFF' });
-    setClock(NOW);
+    const off = await gateway(db, { POLICY_ENABLED: 'OFF' });
     try {
       for (let i = 0; i < 3; i++) expect((await call(off, 'rate')).status).toBe(200);
       expect((await off.admin<{ error: Json }>('GET', '/policies/rate-limits')).body.error.code).toBe('feature_disabled');
@@ -86,8 +102,7 @@ describe.each(E2E_DIALECTS)('flags switch the enforcement off [%s]', (dialect) =
   }, 60_000);
 
   test('USAGE_LIMITS_ENABLED=OFF: the used-up usage-limit policy no longer refuses; its routes and usage_limits fields are closed; rate limits still apply', async () => {
-    const off = await startStack({ DATABASE_URL: db.url, REDIS_URL, USAGE_LIMITS_ENABLED: 'OFF' });
-    setClock(NOW);
+    const off = await gateway(db, { USAGE_LIMITS_ENABLED: 'OFF' });
     try {
       for (let i = 0; i < 3; i++) expect((await call(off, 'usage')).status).toBe(200);
       expect((await off.admin<{ error: Json }>('GET', '/policies/usage-limits')).body.error.code).toBe('feature_disabled');
