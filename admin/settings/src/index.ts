@@ -25,6 +25,7 @@ import { settingsMigrations } from './tables.ts';
 export { CacheSettingsStore, type CacheSettingsStoreOptions, type WorkspaceCacheSettings } from './cache-settings.ts';
 export { domainFor, emailDomain, isSubdomainOf, normaliseDomain, subdomainConflict, type DomainEntry } from './domains.ts';
 export { effectiveKeySettings, KEY_SETTING_DEFAULTS, MIN_USER_KEY_TTL_SECONDS, ROTATION_PERIODS } from './key-settings.ts';
+export { filterCondition, LOG_FILTER_PARAMS, type LogFilters, type LogScope, logScope, parseLogFilters, parseTime } from './logs/filters.ts';
 export { LOG_FORMAT, presentLog, type LogRow } from './logs/present.ts';
 export { visibleLogFilter, type LogColumns, type LogVisibility, type LogVisibilityDeps } from './logs/visibility.ts';
 export { SCOPES, type SettingsScope } from './scopes.ts';
