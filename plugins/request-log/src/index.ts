@@ -18,12 +18,14 @@ import {
 } from '@gateway/sdk';
 import { entryFrom, HOOK_RESULTS_SETTLED_LOCAL } from './entry.ts';
 import { isMemoryUrl, LogQueue } from './queue.ts';
+import { LogRetention, retentionFromEnv } from './retention.ts';
 import { requestLogMigrations } from './table.ts';
 import type { WorkerTarget } from './worker-writer.ts';
 
 export { bodyIsRaw, entryFrom, HOOK_RESULTS_LOCAL, HOOK_RESULTS_SETTLED_LOCAL, type LogEntry } from './entry.ts';
 export { isMemoryUrl, LogQueue, type LogQueueOptions, type LogQueueStats, type LogWriterInfo } from './queue.ts';
-export { requestLogMigrations, requestLogs } from './table.ts';
+export { LogRetention, type RetentionOptions, type RetentionRound, retentionFromEnv } from './retention.ts';
+export { requestLogJobs, requestLogMigrations, requestLogs } from './table.ts';
 
 /** How long shutdown waits for hooks still running (their checks time out after 10 s by default) before writing. */
 const HOOK_WAIT_AT_CLOSE_MS = 5_000;
@@ -60,6 +62,8 @@ function workerTarget(api: PluginApi, database: Database, logger: Logger): Worke
 export const RequestLogServices = {
   /** The queue of log rows (tests flush it). */
   queue: defineService<LogQueue>('requestLogs'),
+  /** Log retention (LOG_RETENTION_DAYS); absent when rows are kept forever. Tests call `round()`. */
+  retention: defineService<LogRetention>('requestLogRetention'),
 } as const;
 
 export default definePlugin({
@@ -69,6 +73,18 @@ export default definePlugin({
     await database.migrate(requestLogMigrations);
     const queue = new LogQueue(database, { logger: api.logger, worker: workerTarget(api, database, api.logger) });
     api.provide(RequestLogServices.queue, queue);
+    // A malformed setting turns retention off (logged), never the request log, and never deletes by a guess.
+    let retentionSettings: ReturnType<typeof retentionFromEnv>;
+    try {
+      retentionSettings = retentionFromEnv(api.env);
+    } catch (error) {
+      api.logger.error({ error: (error as Error).message }, 'log retention is off: its settings are malformed; rows are kept');
+    }
+    const retention = retentionSettings && new LogRetention(database, api.logger, retentionSettings);
+    if (retention && retentionSettings) {
+      api.provide(RequestLogServices.retention, retention);
+      retention.start(retentionSettings.intervalMs);
+    }
     // Requests whose hooks are still running (async hooks, a stream's guardrails): their row waits for the results.
     type Waiting = { write(): void; settled: Promise<void> };
     const waiting = new Set<Waiting>();
@@ -93,6 +109,7 @@ export default definePlugin({
       },
     });
     api.onClose(async () => {
+      await retention?.stop();
       // At shutdown the rows still waiting get a moment for their hooks, then are written with what is known.
       if (waiting.size) await Promise.race([Promise.all([...waiting].map((w) => w.settled)), Bun.sleep(HOOK_WAIT_AT_CLOSE_MS)]);
       for (const item of [...waiting]) item.write();

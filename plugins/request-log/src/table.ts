@@ -78,6 +78,25 @@ const addColumnMysql = (table: string, column: string, type: string): string[] =
   'DEALLOCATE PREPARE gw_add_column',
 ];
 
+/** MySQL 8 has no `CREATE INDEX IF NOT EXISTS`: the index is created only when information_schema lacks it. */
+const addIndexMysql = (table: string, index: string, columns: string): string[] => [
+  `SET @gw_add_index = (SELECT IF(COUNT(*) = 0, 'CREATE INDEX \`${index}\` ON \`${table}\` (${columns})', 'SELECT 1') ` +
+    `FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '${table}' AND INDEX_NAME = '${index}')`,
+  'PREPARE gw_add_index FROM @gw_add_index',
+  'EXECUTE gw_add_index',
+  'DEALLOCATE PREPARE gw_add_index',
+];
+
+/**
+ * Background jobs over the log that one process of several runs at a time (retention.ts): the holder and how long
+ * its lease lasts, taken by a conditional UPDATE.
+ */
+export const requestLogJobs = defineTable('request_log_jobs', {
+  name: col.string(64).unique(),
+  owner: col.string(64).nullable(),
+  lease_until: col.timestamp(),
+});
+
 /** The columns 0003 adds, with their MySQL types. */
 const COST_COLUMNS: readonly [string, 'INT' | 'DOUBLE' | 'BOOLEAN'][] = [
   ['cache_read_input_tokens', 'INT'],
@@ -104,6 +123,15 @@ export const requestLogMigrations: Migration[] = [
     statements: {
       sqlite: COST_COLUMNS.map(([column, type]) => `ALTER TABLE "request_logs" ADD COLUMN "${column}" ${type === 'DOUBLE' ? 'REAL' : 'INTEGER'} NULL`),
       mysql: COST_COLUMNS.flatMap(([column, type]) => addColumnMysql('request_logs', column, `${type} NULL`)),
+    },
+  },
+  {
+    // Retention finds the oldest rows of every organisation at once: an index on created_at alone.
+    id: 'request-log/0004-retention',
+    tables: [requestLogJobs],
+    statements: {
+      sqlite: ['CREATE INDEX IF NOT EXISTS "request_logs_created_at_idx" ON "request_logs" ("created_at")'],
+      mysql: addIndexMysql('request_logs', 'request_logs_created_at_idx', '`created_at`'),
     },
   },
 ];
