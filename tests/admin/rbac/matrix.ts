@@ -95,6 +95,10 @@ const TABLE: Record<string, string> = {
   'DELETE /email-domains/:emailDomainId':                             ORG_ADMINS,
   'GET /logs':                                                        ANY_KEY,
   'GET /logs/:logId':                                                 ROLE_IN_A, // a log of A (default security settings)
+  'GET /logs/groups/:groupBy':                                        ANY_KEY,
+  'GET /analytics/summary':                                           ANY_KEY, // aggregates of the logs the caller sees
+  'GET /analytics/graphs/:metric':                                    ANY_KEY,
+  'GET /analytics/groups/:groupBy':                                   ANY_KEY,
 
   // ---- secret references (docs/admin/secret-references.md; SPEC.md: org owners and admins) ----
   'GET /secret-references':                                           ORG_ADMINS,
