@@ -1,61 +1,31 @@
 /**
  * GET /logs and GET /logs/:logId over the request log, filtered by what the security settings let the caller see
- * (logs/visibility.ts).
+ * (logs/visibility.ts) and by the common filters (logs/filters.ts). The list pages by an opaque cursor over
+ * (created_at, id) (`cursor`, `limit`; no total: counting every match on each page does not scale), or by
+ * `current_page` / `page_size` with a total as before.
  */
 import { json, list, page } from '@gateway/admin-kit';
 import { requestLogs } from '@gateway/plugin-request-log';
-import { type AdminRoute, and, type Database, desc, eq, Errors, gte, inArray, lt, type SQL } from '@gateway/sdk';
+import { type AdminRoute, and, desc, eq, Errors } from '@gateway/sdk';
+import { afterCursor, decodeCursor, encodeCursor } from '../logs/cursor.ts';
 import { LOG_FORMAT, presentLog } from '../logs/present.ts';
-import { type LogColumns, visibleLogFilter, type LogVisibilityDeps } from '../logs/visibility.ts';
-import { findWorkspace } from '@gateway/admin-identity';
+import { logSelection, type SelectionDeps } from '../logs/selection.ts';
+import type { LogColumns } from '../logs/visibility.ts';
+import { visibleLogFilter } from '../logs/visibility.ts';
 
 /** Rows carry bodies of up to the capture limit each: a page stays well below a hundred of them. */
 export const MAX_LOG_PAGE_SIZE = 100;
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-
-/** An ISO 8601 date or date-time, or epoch milliseconds; 400 naming the parameter otherwise. */
-export function parseTime(name: string, raw: string): number {
-  const ms = /^\d{1,16}$/.test(raw) ? Number(raw) : ISO_DATE.test(raw) ? Date.parse(raw) : Number.NaN;
-  if (!Number.isFinite(ms)) throw Errors.badRequest(`${name} must be an ISO 8601 date-time or epoch milliseconds`, name);
-  return ms;
+/** `limit` of the cursor mode: 1 to MAX_LOG_PAGE_SIZE, default 50. */
+function limitOf(query: URLSearchParams): number {
+  const raw = query.get('limit');
+  if (raw === null || raw === '') return 50;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_LOG_PAGE_SIZE) throw Errors.badRequest(`limit must be an integer from 1 to ${MAX_LOG_PAGE_SIZE}`, 'limit');
+  return n;
 }
 
-function text(query: URLSearchParams, name: string, max: number): string | undefined {
-  const raw = query.get(name);
-  if (raw === null || raw === '') return undefined;
-  if (raw.length > max) throw Errors.badRequest(`${name} is longer than ${max} characters`, name);
-  return raw;
-}
-
-/** The filters of GET /logs as a condition; the workspace may be named by id or slug. */
-async function filters(database: Database, organisationId: string, query: URLSearchParams): Promise<(c: LogColumns) => SQL | undefined> {
-  const workspace = text(query, 'workspace_id', 255);
-  const workspaceId = workspace === undefined ? undefined : (await findWorkspace(database, organisationId, workspace)).id;
-  const statusRaw = text(query, 'status', 200);
-  const statuses = statusRaw?.split(',').map((s) => s.trim()).filter(Boolean).map(Number);
-  if (statuses && (statuses.length === 0 || statuses.some((s) => !Number.isInteger(s) || s < 100 || s > 599)))
-    throw Errors.badRequest('status must be an HTTP status code or a comma list of them', 'status');
-  const provider = text(query, 'provider', 64);
-  const model = text(query, 'model', 255);
-  const apiKeyId = text(query, 'api_key_id', 36);
-  const after = text(query, 'created_after', 64);
-  const before = text(query, 'created_before', 64);
-  const afterMs = after === undefined ? undefined : parseTime('created_after', after);
-  const beforeMs = before === undefined ? undefined : parseTime('created_before', before);
-  return (c) =>
-    and(
-      workspaceId === undefined ? undefined : eq(c.workspace_id, workspaceId),
-      statuses === undefined ? undefined : inArray(c.status, statuses),
-      provider === undefined ? undefined : eq(c.provider, provider),
-      model === undefined ? undefined : eq(c.model, model),
-      apiKeyId === undefined ? undefined : eq(c.api_key_id, apiKeyId),
-      afterMs === undefined ? undefined : gte(c.created_at, afterMs),
-      beforeMs === undefined ? undefined : lt(c.created_at, beforeMs),
-    );
-}
-
-export function logRoutes(deps: LogVisibilityDeps & { database: Database }): AdminRoute[] {
+export function logRoutes(deps: SelectionDeps): AdminRoute[] {
   const { database } = deps;
   return [
     {
@@ -63,18 +33,25 @@ export function logRoutes(deps: LogVisibilityDeps & { database: Database }): Adm
       path: '/logs',
       scope: 'logs.read',
       async handle(req) {
-        const p = page(req.query);
-        if (p.pageSize > MAX_LOG_PAGE_SIZE) throw Errors.badRequest(`page_size must be an integer from 1 to ${MAX_LOG_PAGE_SIZE}`, 'page_size');
-        const filter = await filters(database, req.caller.organisationId, req.query);
-        const visible = await visibleLogFilter(req.principal, deps);
-        if (visible.none) return list([], 0, { log_format: LOG_FORMAT });
-        const where = (c: LogColumns) => and(visible.where(c), filter(c));
+        const cursorMode = req.query.has('cursor') || req.query.has('limit');
+        const p = cursorMode ? undefined : page(req.query);
+        if (p && p.pageSize > MAX_LOG_PAGE_SIZE) throw Errors.badRequest(`page_size must be an integer from 1 to ${MAX_LOG_PAGE_SIZE}`, 'page_size');
+        const limit = p ? p.limit : limitOf(req.query);
+        const rawCursor = req.query.get('cursor');
+        const cursor = rawCursor ? decodeCursor(rawCursor) : undefined;
+        const scope = await logSelection(deps, req.principal, req.query);
+        if (scope.none) return cursorMode ? json({ object: 'list', data: [], next_cursor: null, log_format: LOG_FORMAT }) : list([], 0, { next_cursor: null, log_format: LOG_FORMAT });
+        const where = (c: LogColumns) => and(scope.where(c), cursor ? afterCursor(c, cursor) : undefined);
         const [total, rows] = await Promise.all([
-          database.count(requestLogs, where),
-          database.select(requestLogs, { where, orderBy: (c) => [desc(c.created_at), desc(c.id)], limit: p.limit, offset: p.offset }),
+          p ? database.count(requestLogs, where) : undefined,
+          database.select(requestLogs, { where, orderBy: (c) => [desc(c.created_at), desc(c.id)], limit: limit + 1, offset: p?.offset }),
         ]);
-        const data = rows.map((row) => presentLog(row, { metadataVisible: visible.metadataVisible(row), detail: false }));
-        return list(data, total, { log_format: LOG_FORMAT });
+        const more = rows.length > limit;
+        const shown = more ? rows.slice(0, limit) : rows;
+        const next_cursor = more ? encodeCursor(shown.at(-1)!) : null;
+        const data = shown.map((row) => presentLog(row, { metadataVisible: scope.metadataVisible(row), detail: false }));
+        if (total === undefined) return json({ object: 'list', data, next_cursor, log_format: LOG_FORMAT });
+        return list(data, total, { next_cursor, log_format: LOG_FORMAT });
       },
     },
     {
