@@ -15,6 +15,7 @@ import { cacheSettingsRoutes } from './routes/cache-settings.ts';
 import { emailDomainRoutes } from './routes/email-domains.ts';
 import { keySettingsRoutes } from './routes/api-keys.ts';
 import { logRoutes } from './routes/logs.ts';
+import { savedFilterRoutes } from './routes/saved-filters.ts';
 import { securityRoutes } from './routes/security.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { SCOPES } from './scopes.ts';
@@ -32,7 +33,8 @@ export { SCOPES, type SettingsScope } from './scopes.ts';
 export { DATA_VISIBILITY_KEYS, effectiveSecurity, OVERRIDABLE_SECURITY_KEYS, SECURITY_DEFAULTS, SECURITY_KEYS } from './security.ts';
 export { effectiveSession, MIN_SESSION_TTL_SECONDS, SESSION_DEFAULTS, sessionExpired, type SessionSettings } from './session.ts';
 export { SETTINGS_CHANNEL, SettingsStore, type SettingsStoreOptions } from './store.ts';
-export { emailDomains, organisationSettings, settingsMigrations, workspaceCacheSettings } from './tables.ts';
+export { emailDomains, logSavedFilters, organisationSettings, settingsMigrations, workspaceCacheSettings } from './tables.ts';
+export { withSavedFilter } from './logs/saved-filters.ts';
 
 /** Service `SettingsServices.session`: what the SSO login (to come) checks a session against. */
 export interface SessionSettingsService {
@@ -80,6 +82,8 @@ export default definePlugin({
       ...keySettingsRoutes(deps),
       ...emailDomainRoutes(deps),
       ...cacheSettingsRoutes({ database, cacheSettings, savedConfigs: () => savedConfigs }),
+      // The saved filters' static paths before /logs/:logId.
+      ...savedFilterRoutes({ database }),
       ...logRoutes({ database, security: store }),
     ])
       api.route(route);

@@ -55,8 +55,29 @@ export const workspaceCacheSettings = defineTable('workspace_cache_settings', {
   updated_at: col.timestamp().default(Date.now),
 });
 
+/**
+ * Saved log filters (/logs/saved-filters): a name and the common log filters' query values (logs/filters.ts), the
+ * workspace named by id, of the organisation or of one workspace. Applied by id to the log list and to exports.
+ */
+export const logSavedFilters = defineTable(
+  'log_saved_filters',
+  {
+    id: col.id(),
+    organisation_id: col.ref(),
+    /** null: the organisation's (organisation owners and admins manage it); else the workspace's. */
+    workspace_id: col.ref().nullable(),
+    name: col.string(255),
+    filters: col.json<Record<string, string>>(),
+    created_by_api_key_id: col.ref().nullable(),
+    created_at: col.timestamp().default(Date.now),
+    updated_at: col.timestamp().default(Date.now),
+  },
+  { indexes: [{ columns: ['organisation_id', 'workspace_id'] }] },
+);
+
 export const settingsMigrations: Migration[] = [
   { id: 'settings/0001-organisation-settings', tables: [organisationSettings] },
   { id: 'settings/0002-email-domains', tables: [emailDomains] },
   { id: 'settings/0003-workspace-cache-settings', tables: [workspaceCacheSettings] },
+  { id: 'settings/0004-log-saved-filters', tables: [logSavedFilters] },
 ];

@@ -95,6 +95,14 @@ const TABLE: Record<string, string> = {
   'DELETE /email-domains/:emailDomainId':                             ORG_ADMINS,
   'GET /logs':                                                        ANY_KEY,
   'GET /logs/:logId':                                                 ROLE_IN_A, // a log of A (default security settings)
+  // saved log filters (docs/admin/settings.md): a workspace's are everyone's with a role there; the organisation's are
+  // read by all and written by organisation owners and admins
+  'GET /logs/saved-filters':                                          ANY_KEY,
+  'POST /logs/saved-filters':                                         ROLE_IN_A, // saved in A (named by slug)
+  'POST /logs/saved-filters [organisation]':                          ORG_ADMINS,
+  'GET /logs/saved-filters/:savedFilterId':                           ROLE_IN_A, // a filter of A
+  'PUT /logs/saved-filters/:savedFilterId':                           ROLE_IN_A,
+  'DELETE /logs/saved-filters/:savedFilterId':                        ROLE_IN_A,
   'GET /logs/groups/:groupBy':                                        ANY_KEY,
   'GET /analytics/summary':                                           ANY_KEY, // aggregates of the logs the caller sees
   'GET /analytics/graphs/:metric':                                    ANY_KEY,
@@ -221,6 +229,10 @@ const NOTES: Record<string, string> = {
   'GET /workspaces/:workspaceId/cache-settings': 'A is invisible without a role in A',
   'PUT /workspaces/:workspaceId/cache-settings': 'A is invisible without a role in A',
   'GET /logs/:logId': 'a log the caller may not see is "no such log" (docs/admin/settings.md)',
+  'POST /logs/saved-filters': 'A is invisible without a role in A',
+  'GET /logs/saved-filters/:savedFilterId': 'a filter of a workspace the caller has no role in does not exist for them',
+  'PUT /logs/saved-filters/:savedFilterId': 'a filter of a workspace the caller has no role in does not exist for them',
+  'DELETE /logs/saved-filters/:savedFilterId': 'a filter of a workspace the caller has no role in does not exist for them',
   'POST /api-keys': 'A is invisible without a role in A',
   'POST /api-keys [workspace-user of member A]': 'A is invisible without a role in A',
   'POST /api-keys [workspace-user of the owner]': 'A is invisible without a role in A',
