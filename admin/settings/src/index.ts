@@ -15,7 +15,9 @@ import { cacheSettingsRoutes } from './routes/cache-settings.ts';
 import { emailDomainRoutes } from './routes/email-domains.ts';
 import { keySettingsRoutes } from './routes/api-keys.ts';
 import { logRoutes } from './routes/logs.ts';
+import { exportRoutes } from './routes/exports.ts';
 import { savedFilterRoutes } from './routes/saved-filters.ts';
+import { LogExportRunner } from './logs/exports.ts';
 import { securityRoutes } from './routes/security.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { SCOPES } from './scopes.ts';
@@ -33,8 +35,9 @@ export { SCOPES, type SettingsScope } from './scopes.ts';
 export { DATA_VISIBILITY_KEYS, effectiveSecurity, OVERRIDABLE_SECURITY_KEYS, SECURITY_DEFAULTS, SECURITY_KEYS } from './security.ts';
 export { effectiveSession, MIN_SESSION_TTL_SECONDS, SESSION_DEFAULTS, sessionExpired, type SessionSettings } from './session.ts';
 export { SETTINGS_CHANNEL, SettingsStore, type SettingsStoreOptions } from './store.ts';
-export { emailDomains, logSavedFilters, organisationSettings, settingsMigrations, workspaceCacheSettings } from './tables.ts';
+export { emailDomains, logExports, logSavedFilters, organisationSettings, settingsMigrations, workspaceCacheSettings } from './tables.ts';
 export { withSavedFilter } from './logs/saved-filters.ts';
+export { DEFAULT_EXPORTS_DIR, LogExportRunner } from './logs/exports.ts';
 
 /** Service `SettingsServices.session`: what the SSO login (to come) checks a session against. */
 export interface SessionSettingsService {
@@ -44,6 +47,8 @@ export interface SessionSettingsService {
 /** The services of this plugin that only plugins requiring it use. */
 export const SettingsServices = {
   session: defineService<SessionSettingsService>('sessionSettings'),
+  /** The log exports' runner (tests wait for it with `idle()`). */
+  logExports: defineService<LogExportRunner>('logExports'),
 } as const;
 
 export default definePlugin({
@@ -75,6 +80,11 @@ export default definePlugin({
       api.optional(Services.apiKeyScopes)?.add(SCOPES);
     });
 
+    // Exports are written under GATEWAY_EXPORTS_DIR (default ./data/exports), off the request path.
+    const exports = new LogExportRunner(database, api.logger, api.env.GATEWAY_EXPORTS_DIR);
+    api.onClose(() => exports.idle());
+    api.provide(SettingsServices.logExports, exports);
+
     const deps = { database, store };
     for (const route of [
       ...securityRoutes(deps),
@@ -82,8 +92,9 @@ export default definePlugin({
       ...keySettingsRoutes(deps),
       ...emailDomainRoutes(deps),
       ...cacheSettingsRoutes({ database, cacheSettings, savedConfigs: () => savedConfigs }),
-      // The saved filters' static paths before /logs/:logId.
+      // The saved filters' and exports' static paths before /logs/:logId.
       ...savedFilterRoutes({ database }),
+      ...exportRoutes({ database, security: store, runner: exports }),
       ...logRoutes({ database, security: store }),
     ])
       api.route(route);

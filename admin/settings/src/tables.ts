@@ -75,9 +75,32 @@ export const logSavedFilters = defineTable(
   { indexes: [{ columns: ['organisation_id', 'workspace_id'] }] },
 );
 
+/**
+ * Log exports (/logs/exports): a job that writes the rows a query selected to a file under GATEWAY_EXPORTS_DIR.
+ * `query` is the request's filters with a saved filter's values already merged in, so a later change to the saved
+ * filter does not change the export.
+ */
+export const logExports = defineTable(
+  'log_exports',
+  {
+    id: col.id(),
+    organisation_id: col.ref(),
+    requested_by_api_key_id: col.ref(),
+    format: col.enum(['jsonl', 'csv']),
+    query: col.json<Record<string, string>>(),
+    status: col.enum(['pending', 'running', 'succeeded', 'failed']),
+    rows: col.int().nullable(),
+    error: col.text().nullable(),
+    created_at: col.timestamp().default(Date.now),
+    completed_at: col.timestamp().nullable(),
+  },
+  { indexes: [{ columns: ['organisation_id', 'created_at'] }] },
+);
+
 export const settingsMigrations: Migration[] = [
   { id: 'settings/0001-organisation-settings', tables: [organisationSettings] },
   { id: 'settings/0002-email-domains', tables: [emailDomains] },
   { id: 'settings/0003-workspace-cache-settings', tables: [workspaceCacheSettings] },
   { id: 'settings/0004-log-saved-filters', tables: [logSavedFilters] },
+  { id: 'settings/0005-log-exports', tables: [logExports] },
 ];

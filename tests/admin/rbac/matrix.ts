@@ -103,6 +103,10 @@ const TABLE: Record<string, string> = {
   'GET /logs/saved-filters/:savedFilterId':                           ROLE_IN_A, // a filter of A
   'PUT /logs/saved-filters/:savedFilterId':                           ROLE_IN_A,
   'DELETE /logs/saved-filters/:savedFilterId':                        ROLE_IN_A,
+  // log exports: any key with logs.export asks for one; an export is seen by its key and organisation admins
+  'POST /logs/exports':                                               ANY_KEY,
+  'GET /logs/exports/:exportId':                                      ORG_ADMINS_ONLY_SEE, // asked for by the bootstrap key
+  'GET /logs/exports/:exportId/download':                             ORG_ADMINS_ONLY_SEE,
   'GET /logs/groups/:groupBy':                                        ANY_KEY,
   'GET /analytics/summary':                                           ANY_KEY, // aggregates of the logs the caller sees
   'GET /analytics/graphs/:metric':                                    ANY_KEY,
@@ -230,6 +234,8 @@ const NOTES: Record<string, string> = {
   'PUT /workspaces/:workspaceId/cache-settings': 'A is invisible without a role in A',
   'GET /logs/:logId': 'a log the caller may not see is "no such log" (docs/admin/settings.md)',
   'POST /logs/saved-filters': 'A is invisible without a role in A',
+  'GET /logs/exports/:exportId': 'an export of another key is "no such export" to everyone but organisation admins',
+  'GET /logs/exports/:exportId/download': 'an export of another key is "no such export" to everyone but organisation admins',
   'GET /logs/saved-filters/:savedFilterId': 'a filter of a workspace the caller has no role in does not exist for them',
   'PUT /logs/saved-filters/:savedFilterId': 'a filter of a workspace the caller has no role in does not exist for them',
   'DELETE /logs/saved-filters/:savedFilterId': 'a filter of a workspace the caller has no role in does not exist for them',

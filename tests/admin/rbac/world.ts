@@ -4,6 +4,8 @@
  * administration API (POST /workspaces, /users, /workspaces/:id/users, /api-keys), except the organisation-service
  * key without scopes, which the API cannot make (a key needs at least one scope) and is written to the table.
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { apiKeys, hashSecret } from '@gateway/admin-api-keys';
 import { type Database, Services } from '@gateway/sdk';
 import type { Gateway } from '@gateway/server';
@@ -81,6 +83,8 @@ export async function createWorld(dialect: E2EDialect): Promise<World> {
       GATEWAY_ENCRYPTION_KEY: ENCRYPTION_KEY,
       // No scheduled key work in the background: nothing rotates or expires while the matrix runs.
       API_KEY_SCHEDULER_INTERVAL_MS: '0',
+      // The log export rows write their files outside the repository.
+      GATEWAY_EXPORTS_DIR: join(tmpdir(), `gw-rbac-exports-${process.pid}`),
     });
     return await populate(dialect, gateway, db);
   } catch (error) {
