@@ -131,13 +131,13 @@ describe.each(E2E_DIALECTS)('analytics routes (%s)', (dialect) => {
     expect(new Set(rows.map((r) => r.latency_ms)).size).toBeGreaterThan(5);
   });
 
-  test("admin/analytics' index on request_logs (api_key_id, created_at) exists on both dialects", async () => {
+  test("admin/analytics' index on request_logs (organisation_id, api_key_id, created_at) exists on both dialects", async () => {
     const { database } = gw();
     const names =
       database.dialect === 'sqlite'
         ? database.db.$client.query<{ name: string }, []>("SELECT name FROM pragma_index_list('request_logs')").all().map((r) => r.name)
         : ((await database.db.$client.query("SELECT INDEX_NAME AS name FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'request_logs'"))[0] as { name: string }[]).map((r) => r.name);
-    expect(names).toContain('request_logs_api_key_created');
+    expect(names).toContain('request_logs_org_key_created');
   });
 
   test('the summary: requests, cost, tokens, latency p50/p95/p99, success and cache hit rates', async () => {

@@ -1,12 +1,14 @@
 /**
  * Indexes on request_logs that fit the analytics queries (docs/admin/analytics.md, "Scale"). The request log's own
  * indexes serve the owner's and admins' queries (organisation_id or workspace_id, then the time range); a member who
- * may not see all data reads only their own keys' rows, so the key and time index keeps their queries to those rows.
+ * may not see all data reads only their own keys' rows, so the organisation, key and time index keeps their queries
+ * (and the api_key_id filter) to those rows. The organisation comes first so that SQLite's planner, without ANALYZE
+ * statistics, prefers it to (organisation_id, created_at): it has more equality columns.
  * Kept here, beside the queries they serve, rather than in the request log's table definition.
  */
 import type { Migration } from '@gateway/sdk';
 
-const INDEXES: readonly [name: string, columns: readonly string[]][] = [['request_logs_api_key_created', ['api_key_id', 'created_at']]];
+const INDEXES: readonly [name: string, columns: readonly string[]][] = [['request_logs_org_key_created', ['organisation_id', 'api_key_id', 'created_at']]];
 
 /** MySQL 8 has no CREATE INDEX IF NOT EXISTS: created only when information_schema says it is missing. */
 const createIndexMysql = (name: string, columns: readonly string[]): string[] => [
