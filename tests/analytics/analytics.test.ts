@@ -247,4 +247,21 @@ describe.each(E2E_DIALECTS)('analytics routes (%s)', (dialect) => {
     expect((await get('/analytics/summary')).body.requests).toBe(10);
     await call('PUT', '/settings/security', { membersViewAllData: null, membersViewAnalytics: null });
   });
+
+  test('metadata hidden from organisation admins: grouping or filtering by it is 403 to them, not to owners', async () => {
+    const { call, addUser, addKey, workspaceId } = gw();
+    const admin = await addKey({ type: 'workspace-user', workspaceId, userId: await addUser('admin@analytics.test', 'admin'), scopes: ['analytics.read', 'logs.read'] });
+    const team = `metadata=${encodeURIComponent(JSON.stringify({ team: 'red' }))}`;
+    expect((await get('/analytics/groups/metadata.team', admin.secret)).status).toBe(200);
+    expect((await call('PUT', '/settings/security', { organisationAdminsViewLogMetadata: false })).status).toBe(200);
+    expect((await get('/analytics/groups/metadata.team', admin.secret)).status).toBe(403);
+    expect((await get('/logs/groups/metadata.team', admin.secret)).status).toBe(403);
+    expect((await get(`/analytics/summary?${team}`, admin.secret)).status).toBe(403);
+    expect((await get('/analytics/groups/model', admin.secret)).body.total).toBe(2);
+    // Owners always see metadata; the organisation-service key acts as an admin, so it is refused too.
+    const owner = await addKey({ type: 'workspace-user', workspaceId, userId: await addUser('owner@analytics.test', 'owner'), scopes: ['analytics.read'] });
+    expect((await get('/analytics/groups/metadata.team', owner.secret)).status).toBe(200);
+    expect((await get('/analytics/groups/metadata.team')).status).toBe(403);
+    await call('PUT', '/settings/security', { organisationAdminsViewLogMetadata: null });
+  });
 });
