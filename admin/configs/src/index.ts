@@ -4,7 +4,7 @@
  * `GuardrailServices.references` tells the saved-guardrail plugin which configs use a guardrail.
  */
 import { GuardrailServices, type SavedGuardrailStore } from '@gateway/admin-guardrails';
-import { declaredFields, type DocumentFields, lazySecretBox, rebindSealed } from '@gateway/admin-kit';
+import { loadedDocumentFields, type DocumentFields, lazySecretBox, rebindSealed } from '@gateway/admin-kit';
 import { definePlugin, Services } from '@gateway/sdk';
 import { guardrailReferences } from './references.ts';
 import { configRoutes, SCOPES } from './routes.ts';
@@ -40,11 +40,7 @@ export default definePlugin({
     // Once every plugin declared its fields: which keys of a config are secrets, and which decide where they go.
     let fields: DocumentFields | undefined;
     api.onReady(() => {
-      fields = declaredFields(
-        api.service(Services.providerAdapters).values(),
-        api.service(Services.guardrailChecks).values(),
-        api.service(Services.pluginConfigFields),
-      ).documents;
+      fields = loadedDocumentFields(api);
       guardrailStore = api.optional(GuardrailServices.store);
       // Keys may be given these scopes (the api-keys plugin's catalogue has them already; adding is idempotent).
       api.optional(Services.apiKeyScopes)?.add(SCOPES);

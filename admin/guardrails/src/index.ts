@@ -3,7 +3,7 @@
  * in-memory set behind service `savedGuardrails` (string entries of input_guardrails / output_guardrails, for the
  * hook engine and config validation) and `GuardrailServices.store` (saved configs).
  */
-import { declaredFields, type DocumentFields, lazySecretBox, rebindSealed } from '@gateway/admin-kit';
+import { loadedDocumentFields, type DocumentFields, lazySecretBox, rebindSealed } from '@gateway/admin-kit';
 import { definePlugin, Services } from '@gateway/sdk';
 import { type GuardrailReferences, GuardrailServices } from './contracts.ts';
 import { guardrailRoutes, SCOPES } from './routes.ts';
@@ -39,11 +39,7 @@ export default definePlugin({
     // Once every plugin declared its fields: which keys of an entry are secrets, and which decide where they go.
     let fields: DocumentFields | undefined;
     api.onReady(() => {
-      fields = declaredFields(
-        api.service(Services.providerAdapters).values(),
-        api.service(Services.guardrailChecks).values(),
-        api.service(Services.pluginConfigFields),
-      ).documents;
+      fields = loadedDocumentFields(api);
       references = api.optional(GuardrailServices.references);
       // Keys may be given these scopes (the api-keys plugin's catalogue has them already; adding is idempotent).
       api.optional(Services.apiKeyScopes)?.add(SCOPES);

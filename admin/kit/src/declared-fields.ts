@@ -11,7 +11,7 @@
  * - a request that names a stored target (`@slug`, a virtual key) cannot override a destination field: the stored
  *   value wins (the server pins them, core/server resolve.ts).
  */
-import type { ConfigFieldSet, DeclaredConfigFields, GuardrailCheck, ProviderAdapter } from '@gateway/sdk';
+import { type ConfigFieldSet, type DeclaredConfigFields, type GuardrailCheck, type PluginApi, type ProviderAdapter, Services } from '@gateway/sdk';
 import type { TSchema } from '@sinclair/typebox';
 
 /** Every provider: which adapter builds the call, and the base URL that replaces its own. */
@@ -99,4 +99,16 @@ export function changedDestinations(before: Readonly<Record<string, unknown>>, a
   const out: string[] = [];
   for (const field of fields) if (!same(before[field], after[field])) out.push(field);
   return out;
+}
+
+/**
+ * What saved documents (configs, guardrail entries) need of every loaded plugin's declarations: their secrets and
+ * destinations. Call it in a ready hook, once every plugin has declared its fields.
+ */
+export function loadedDocumentFields(api: Pick<PluginApi, 'service'>): DocumentFields {
+  return declaredFields(
+    api.service(Services.providerAdapters).values(),
+    api.service(Services.guardrailChecks).values(),
+    api.service(Services.pluginConfigFields),
+  ).documents;
 }

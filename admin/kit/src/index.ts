@@ -18,7 +18,7 @@ export {
   type SecretPairs,
   type StoredDocument,
 } from './masked-secrets.ts';
-export { changedDestinations, type DeclaredFields, declaredFields, type DocumentFields } from './declared-fields.ts';
+export { changedDestinations, type DeclaredFields, declaredFields, type DocumentFields, loadedDocumentFields } from './declared-fields.ts';
 export { AdminServices, lazySecretBox } from './services.ts';
 export { type LimitFields, type LimitServices, prepareLimits, type PreparedFields, removeLimits, saveLimits, withLimits } from './subject-limits.ts';
 export { checkSlug, freeSlug, generatedSlug, isUuid, SLUG_PATTERN, slugBase, slugFromName, type SlugRule, writeWithSlug } from './slug.ts';
