@@ -1,0 +1,5 @@
+import { definePlugin } from '@gateway/sdk';
+
+export default definePlugin({
+  async setup() {},
+});
