@@ -6,6 +6,7 @@ export * from './provider.ts';
 export * from './pricing.ts';
 export * from './plugin.ts';
 export * from './services.ts';
+export * from './routing.ts';
 export * from './db.ts';
 export * from './param-path.ts';
 export * from './embeddings.ts';
