@@ -38,6 +38,17 @@ export interface Caller {
   userId: string | null;
 }
 
+/**
+ * The prompt a call ran from (the prompts plugin): the contract between the prompts plugin, which sets it, and the
+ * request log, which copies it into `request_logs.prompt_id` / `prompt_version` (analytics' `prompt` filter and group).
+ */
+export interface PromptRun {
+  /** The prompt's id (not its slug: a slug may be renamed, the id is what the log groups by). */
+  readonly id: string;
+  /** The version of the prompt that ran (1, 2, …). */
+  readonly version: number;
+}
+
 export interface GatewayRequest {
   readonly traceId: string;
   readonly endpoint: EndpointKind;
@@ -65,6 +76,11 @@ export interface GatewayRequest {
   readonly receivedAt: number;
   /** Free space for stages to share facts about this request (hook results, cache status). */
   readonly locals: Record<string, unknown>;
+  /**
+   * Set when the call runs from a prompt: by the prompts plugin (a request stage, or `InternalCall.prompt`), before
+   * the request's finally stages run. The request log records it.
+   */
+  prompt?: PromptRun;
 }
 
 /**
@@ -84,6 +100,8 @@ export interface InternalCall {
   traceId?: string;
   /** Logged as the call's span name (`x-gateway-span-name`). */
   spanName?: string;
+  /** The prompt the call runs from: becomes the request's `prompt` (and so the log's prompt_id / prompt_version). */
+  prompt?: PromptRun;
   signal?: AbortSignal;
 }
 
@@ -219,6 +237,8 @@ export interface AttemptRecord {
   error?: string;
   /** The integration whose stored credentials the attempt used (a `@slug` provider): its prices apply. */
   integrationId?: string;
+  /** The stored provider the attempt used, as named (`@slug`, without the `@`); undefined for a provider type. */
+  providerSlug?: string;
 }
 
 /** After the answer is sent; never awaited. */

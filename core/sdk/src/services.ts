@@ -104,6 +104,20 @@ export interface StoredAccess {
  */
 export type SavedConfigResolver = (id: string, caller: Caller | undefined) => GatewayConfig | undefined;
 
+/**
+ * Which saved config a config object is: the config store marks every object it hands out with the saved config's
+ * id (`markSavedConfig`), and the request log reads it back from the request's config (`savedConfigIdOf`) into
+ * `request_logs.config_id`. A WeakMap, not a field: a config is closed (no unknown field) and shared, frozen.
+ */
+const savedConfigIds = new WeakMap<GatewayConfig, string>();
+export function markSavedConfig(config: GatewayConfig, id: string): void {
+  if (savedConfigIds.get(config) !== id) savedConfigIds.set(config, id);
+}
+/** The id of the saved config `config` is (or was copied from, by the core's header merge); undefined for inline JSON. */
+export function savedConfigIdOf(config: GatewayConfig): string | undefined {
+  return savedConfigIds.get(config);
+}
+
 /** A saved guardrail: the object form of a guardrail entry (`id`, `deny`, `async`, `on_fail`, `on_success`, checks). */
 export type SavedGuardrail = Readonly<Record<string, unknown>>;
 
