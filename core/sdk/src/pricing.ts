@@ -16,12 +16,15 @@ import { defineFigure } from './usage.ts';
  * The kinds of tokens a provider bills, disjoint: a token counts in one kind only. `input` is the prompt tokens that
  * are of no other input kind (not read from or written to the cache, not audio, not image); `output` the completion
  * tokens of no other output kind (not reasoning, audio or prediction). `embedding`: an embeddings request's
- * input tokens. A `TokenUsage` (OpenAI's totals with their details) splits into these (README, "Cost").
+ * input tokens. `cache_write_input` is a cache write with the default (5-minute) lifetime, `cache_write_input_1h`
+ * one with Anthropic's 1-hour lifetime, billed higher. A `TokenUsage` (OpenAI's totals with their details) splits
+ * into these (README, "Cost").
  */
 export const TOKEN_KINDS = [
   'input',
   'cache_read_input',
   'cache_write_input',
+  'cache_write_input_1h',
   'audio_input',
   'image_input',
   'embedding',
@@ -39,12 +42,13 @@ export type TokensByKind = Partial<Readonly<Record<TokenKind, number>>>;
 
 /**
  * Where a kind without its own price takes it from (README, "Cost"): cached and audio/image input from their plain
- * kind, reasoning and predictions from `output`. `input` and `output` have none: a model without the price of a kind
- * it used is billed as unknown (null).
+ * kind (a 1-hour cache write from the 5-minute one, then from input), reasoning and predictions from `output`.
+ * `input` and `output` have none: a model without the price of a kind it used is billed as unknown (null).
  */
 export const PRICE_FALLBACK: Readonly<Partial<Record<TokenKind, TokenKind>>> = {
   cache_read_input: 'input',
   cache_write_input: 'input',
+  cache_write_input_1h: 'cache_write_input',
   audio_input: 'input',
   image_input: 'input',
   embedding: 'input',

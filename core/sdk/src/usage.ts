@@ -16,6 +16,11 @@ export interface TokenUsage {
   readonly cachedInputTokens?: number;
   /** Input tokens written to the provider's prompt cache (`cache_creation_input_tokens`). */
   readonly cacheWriteInputTokens?: number;
+  /**
+   * Of `cacheWriteInputTokens`: those written with a 1-hour lifetime (Anthropic's
+   * `cache_creation.ephemeral_1h_input_tokens`), billed above the default 5-minute writes.
+   */
+  readonly cacheWrite1hInputTokens?: number;
   /** Output tokens spent on reasoning (`completion_tokens_details.reasoning_tokens`). */
   readonly reasoningTokens?: number;
   readonly audioInputTokens?: number;
