@@ -66,7 +66,7 @@ const MULTIPLIED_KINDS: Readonly<Record<(typeof PRICING_TOKEN_KINDS)[number], re
   request_token: ['input', 'embedding'],
   response_token: ['output'],
   cache_read_input_token: ['cache_read_input'],
-  cache_write_input_token: ['cache_write_input'],
+  cache_write_input_token: ['cache_write_input', 'cache_write_input_1h'],
   request_audio_token: ['audio_input'],
   response_audio_token: ['audio_output'],
   cache_read_audio_input_token: [],

@@ -17,6 +17,10 @@ describe('multipliersOf', () => {
     });
   });
 
+  test('cache_write_input_token scales cache writes of both lifetimes (5-minute and 1-hour)', () => {
+    expect(multipliersOf({ multiplier: { cache_write_input_token: 2 } })).toEqual({ cache_write_input: 2, cache_write_input_1h: 2 });
+  });
+
   test('none stored, or only kinds no answer reports apart: no multipliers', () => {
     expect(multipliersOf(null)).toBeUndefined();
     expect(multipliersOf({ multiplier: {} })).toBeUndefined();

@@ -17,6 +17,11 @@ describe('extractUsage', () => {
     });
   });
 
+  test("Anthropic's cache writes and the part of them written for an hour (cache_creation)", () => {
+    const usage = { prompt_tokens: 127, completion_tokens: 9, cache_creation_input_tokens: 20, cache_creation: { ephemeral_1h_input_tokens: 15 } };
+    expect(extractUsage(JSON.stringify({ usage }))).toEqual({ promptTokens: 127, completionTokens: 9, totalTokens: 136, cacheWriteInputTokens: 20, cacheWrite1hInputTokens: 15 });
+  });
+
   test('an embeddings answer has no completion tokens', () => {
     expect(extractUsage(JSON.stringify({ object: 'list', data: [], usage: { prompt_tokens: 5, total_tokens: 5 } }))).toEqual({
       promptTokens: 5,

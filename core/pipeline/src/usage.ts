@@ -21,7 +21,8 @@ const objectAt = (value: unknown): Record<string, unknown> | undefined =>
 
 /**
  * OpenAI chat/completions names, the responses API's input/output names, and the details both carry
- * (`*_tokens_details`), plus Anthropic-style cache counts when an adapter passes them on.
+ * (`*_tokens_details`), plus Anthropic-style cache counts (and `cache_creation`'s 1-hour writes) when an adapter passes
+ * them on.
  */
 export function normaliseUsage(value: unknown): TokenUsage | undefined {
   const u = objectAt(value);
@@ -40,6 +41,8 @@ export function normaliseUsage(value: unknown): TokenUsage | undefined {
   }
   if (usage.cachedInputTokens === undefined) put(usage, 'cachedInputTokens', u.cache_read_input_tokens);
   put(usage, 'cacheWriteInputTokens', u.cache_creation_input_tokens);
+  // Anthropic's split of the writes by lifetime: the 1-hour ones are billed higher.
+  put(usage, 'cacheWrite1hInputTokens', objectAt(u.cache_creation)?.ephemeral_1h_input_tokens);
   if (output) {
     put(usage, 'reasoningTokens', output.reasoning_tokens);
     put(usage, 'audioOutputTokens', output.audio_tokens);

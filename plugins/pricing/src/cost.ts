@@ -36,11 +36,14 @@ export function splitUsage(usage: TokenUsage, endpoint?: EndpointKind): TokensBy
     if (endpoint === 'embed') put('embedding', prompt);
     else {
       const cacheRead = usage.cachedInputTokens ?? 0;
-      const cacheWrite = usage.cacheWriteInputTokens ?? 0;
+      // The 1-hour writes are a part of the writes (TokenUsage); a usage naming only them still counts them.
+      const cacheWrite1h = usage.cacheWrite1hInputTokens ?? 0;
+      const cacheWrite = Math.max(usage.cacheWriteInputTokens ?? 0, cacheWrite1h);
       const audio = usage.audioInputTokens ?? 0;
       const image = usage.imageInputTokens ?? 0;
       put('cache_read_input', cacheRead);
-      put('cache_write_input', cacheWrite);
+      put('cache_write_input', cacheWrite - cacheWrite1h);
+      put('cache_write_input_1h', cacheWrite1h);
       put('audio_input', audio);
       put('image_input', image);
       put('input', nonNegative(prompt - cacheRead - cacheWrite - audio - image));

@@ -75,6 +75,19 @@ describe('splitUsage', () => {
     ).toEqual({ input: 550, cache_read_input: 300, cache_write_input: 100, audio_input: 50, output: 280, reasoning: 200, audio_output: 20 });
   });
 
+  test('1-hour cache writes are a part of the cache writes, priced apart', () => {
+    expect(splitUsage(usage({ promptTokens: 1000, completionTokens: 10, cachedInputTokens: 300, cacheWriteInputTokens: 400, cacheWrite1hInputTokens: 150 }))).toEqual({
+      input: 300,
+      cache_read_input: 300,
+      cache_write_input: 250,
+      cache_write_input_1h: 150,
+      output: 10,
+    });
+    // Only 1-hour writes: no 5-minute kind; a usage naming the 1-hour writes alone still takes them from the prompt.
+    expect(splitUsage(usage({ promptTokens: 100, completionTokens: 1, cacheWriteInputTokens: 60, cacheWrite1hInputTokens: 60 }))).toEqual({ input: 40, cache_write_input_1h: 60, output: 1 });
+    expect(splitUsage(usage({ promptTokens: 100, completionTokens: 1, cacheWrite1hInputTokens: 60 }))).toEqual({ input: 40, cache_write_input_1h: 60, output: 1 });
+  });
+
   test("an embeddings call's prompt is embedding tokens; no counts: nothing to price", () => {
     expect(splitUsage(usage({ promptTokens: 8, totalTokens: 8 }), 'embed')).toEqual({ embedding: 8 });
     expect(splitUsage(usage({ totalTokens: 8 }), 'embed')).toEqual({ embedding: 8 });
@@ -106,6 +119,19 @@ describe('cost', () => {
     const cost = pricing.costOf({ provider: 'acme', model: 'chat-1-mini', usage: usage({ promptTokens: 100, completionTokens: 50, cachedInputTokens: 40, reasoningTokens: 10 }) })!;
     expect(cost.parts.cache_read_input).toBeCloseTo(cents(0.4, 40), 12);
     expect(cost.parts.reasoning).toBeCloseTo(cents(1.6, 10), 12);
+  });
+
+  test('1-hour cache writes at their own price, else at the 5-minute write price, else at the input price', () => {
+    const u = usage({ promptTokens: 1000, completionTokens: 0, cacheWriteInputTokens: 500, cacheWrite1hInputTokens: 200 });
+    const own = createPricing(new Map([['acme', new PriceList({ ...catalogue, models: { m: { input: 3, cache_write_input: 3.75, cache_write_input_1h: 6, output: 15 } } })]]), undefined);
+    const c = own.costOf({ provider: 'acme', model: 'm', usage: u })!;
+    expect(Object.keys(c.parts).sort()).toEqual(['cache_write_input', 'cache_write_input_1h', 'input']);
+    expect(c.parts.input).toBeCloseTo(cents(3, 500), 12);
+    expect(c.parts.cache_write_input).toBeCloseTo(cents(3.75, 300), 12);
+    expect(c.parts.cache_write_input_1h).toBeCloseTo(cents(6, 200), 12);
+    // chat-1 has a 5-minute write price (2.5) and no 1-hour one; chat-1-mini neither (input, 0.4).
+    expect(pricing.costOf({ provider: 'acme', model: 'chat-1', usage: u })!.parts.cache_write_input_1h).toBeCloseTo(cents(2.5, 200), 12);
+    expect(pricing.costOf({ provider: 'acme', model: 'chat-1-mini', usage: u })!.parts.cache_write_input_1h).toBeCloseTo(cents(0.4, 200), 12);
   });
 
   test('embeddings and the per-request price', () => {

@@ -140,6 +140,20 @@ describe('toOpenAIUsage', () => {
     });
   });
 
+  test('the cache writes made for an hour are kept as Anthropic names them (they cost more than 5-minute writes)', () => {
+    const cache_creation = { ephemeral_5m_input_tokens: 5, ephemeral_1h_input_tokens: 15 };
+    expect(toOpenAIUsage({ input_tokens: 7, cache_read_input_tokens: 100, cache_creation_input_tokens: 20, cache_creation, output_tokens: 9 })).toEqual({
+      prompt_tokens: 127,
+      completion_tokens: 9,
+      total_tokens: 136,
+      prompt_tokens_details: { cached_tokens: 100 },
+      cache_creation_input_tokens: 20,
+      cache_creation: { ephemeral_1h_input_tokens: 15 },
+    });
+    // Only 5-minute writes: nothing more than before.
+    expect(toOpenAIUsage({ input_tokens: 1, cache_creation_input_tokens: 5, cache_creation: { ephemeral_5m_input_tokens: 5, ephemeral_1h_input_tokens: 0 } }).cache_creation).toBeUndefined();
+  });
+
   test('missing fields count as zero', () => {
     expect(toOpenAIUsage(undefined)).toEqual({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, prompt_tokens_details: { cached_tokens: 0 } });
     expect(toOpenAIUsage({ input_tokens: 3, output_tokens: 1 }).total_tokens).toBe(4);

@@ -28,7 +28,8 @@ export function toFinishReason(stopReason: unknown): string | null {
  * Anthropic usage → OpenAI usage. Anthropic's `input_tokens` excludes cached input, so the prompt is the sum of
  * input_tokens, cache_read_input_tokens and cache_creation_input_tokens; cache reads are OpenAI's cached_tokens.
  * OpenAI has no name for cache writes: `cache_creation_input_tokens` is kept beside (when any), since they cost
- * more than plain input (README, "Cost").
+ * more than plain input, and so is `cache_creation.ephemeral_1h_input_tokens`, the part written for an hour, which
+ * costs more again (README, "Cost").
  */
 export function toOpenAIUsage(usage: unknown): JsonObject {
   const u = isObject(usage) ? usage : {};
@@ -43,6 +44,9 @@ export function toOpenAIUsage(usage: unknown): JsonObject {
     prompt_tokens_details: { cached_tokens: cacheRead },
   };
   if (cacheWrite > 0) out.cache_creation_input_tokens = cacheWrite;
+  // Writes with the 1-hour lifetime cost more than 5-minute ones: their count is kept as Anthropic names it.
+  const cacheWrite1h = isObject(u.cache_creation) ? num(u.cache_creation.ephemeral_1h_input_tokens) : 0;
+  if (cacheWrite1h > 0) out.cache_creation = { ephemeral_1h_input_tokens: cacheWrite1h };
   return out;
 }
 

@@ -121,6 +121,20 @@ describe('anthropicEventToChunks: text', () => {
     });
   });
 
+  test("the 1-hour cache writes of message_start's cache_creation reach the usage, updated by a later message_delta", () => {
+    const message = (start[1] as { message: JsonObject }).message;
+    const withTtl: Ev = ['message_start', { message: { ...message, usage: { ...(message.usage as JsonObject), cache_creation_input_tokens: 9, cache_creation: { ephemeral_5m_input_tokens: 1, ephemeral_1h_input_tokens: 8 } } } }];
+    const { usage } = run([withTtl, ...textBlock(0, 'Hi'), ...end('end_turn', 6)]);
+    expect(usage).toEqual({ prompt_tokens: 23, completion_tokens: 6, total_tokens: 29, prompt_tokens_details: { cached_tokens: 4 }, cache_creation_input_tokens: 9, cache_creation: { ephemeral_1h_input_tokens: 8 } });
+    const later = run([
+      withTtl,
+      ['message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2, cache_creation_input_tokens: 11, cache_creation: { ephemeral_1h_input_tokens: 10 } } }],
+      ['message_stop', {}],
+    ]).usage;
+    expect(later?.cache_creation).toEqual({ ephemeral_1h_input_tokens: 10 });
+    expect(later?.cache_creation_input_tokens).toBe(11);
+  });
+
   test('finish reasons: max_tokens → length, stop_sequence → stop, refusal → content_filter', () => {
     expect(finishes(run([start, ...textBlock(0, 'x'), ...end('max_tokens')]).chunks)).toEqual(['length']);
     expect(finishes(run([start, ...textBlock(0, 'x'), ...end('stop_sequence')]).chunks)).toEqual(['stop']);

@@ -41,10 +41,20 @@ function stateOf(store: StreamState, ctx: TranslateContext): State {
   return state;
 }
 
-/** Anthropic sends cumulative counts: later values replace earlier ones, missing ones stay. */
+/**
+ * Anthropic sends cumulative counts: later values replace earlier ones, missing ones stay. `cache_creation` (the
+ * writes by lifetime) is an object of counts, merged the same way.
+ */
 function mergeUsage(state: State, usage: unknown): void {
   if (!isObject(usage)) return;
-  for (const [key, value] of Object.entries(usage)) if (typeof value === 'number') state.usage[key] = value;
+  for (const [key, value] of Object.entries(usage)) {
+    if (typeof value === 'number') state.usage[key] = value;
+    else if (key === 'cache_creation' && isObject(value)) {
+      const counts: JsonObject = isObject(state.usage.cache_creation) ? { ...state.usage.cache_creation } : {};
+      for (const [k, v] of Object.entries(value)) if (typeof v === 'number') counts[k] = v;
+      state.usage.cache_creation = counts;
+    }
+  }
 }
 
 function chunk(state: State, ctx: TranslateContext, delta: JsonObject, finish: string | null = null): JsonObject {
