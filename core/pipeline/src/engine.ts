@@ -23,6 +23,8 @@ export interface ResolvedTarget {
   target: TargetConfig;
   /** The integration behind a `@slug` provider, recorded on the attempts (its prices apply to the answer). */
   integrationId?: string;
+  /** The stored provider's name as the config gave it (`@slug`, without the `@`), recorded on the attempts. */
+  providerSlug?: string;
 }
 
 export interface EngineDeps {
@@ -118,6 +120,7 @@ async function runLeaf(req: GatewayRequest, leaf: TargetConfig, index: string, d
       latencyMs: performance.now() - started,
       error: result.error?.message,
       integrationId: resolved.integrationId,
+      ...(resolved.providerSlug === undefined ? {} : { providerSlug: resolved.providerSlug }),
     });
     const retryable = shouldRetry(result, policy.codes);
     if (!retryable || retry >= policy.attempts || req.signal.aborted || log.length >= ROUTING_LIMITS.maxAttemptsPerRequest)

@@ -39,6 +39,7 @@ export function internalCalls(pipeline: PipelineDeps): GatewayCalls {
         signal: call.signal ?? NEVER,
         receivedAt: performance.now(),
         locals: {},
+        ...(call.prompt ? { prompt: call.prompt } : {}),
       };
       try {
         validateBody(call.endpoint, call.body);

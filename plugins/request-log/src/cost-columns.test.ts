@@ -15,7 +15,7 @@ for (const dialect of DIALECTS) {
       const values = [crypto.randomUUID(), 'trace-old', 'chatComplete', 'POST', '/chat/completions', 200, 1, 0, Date.now()];
       if (database.dialect === 'sqlite') database.db.$client.run(sql, values);
       else await database.db.$client.query(sql, values);
-      expect(await database.migrate(requestLogMigrations)).toEqual(['request-log/0003-cost', 'request-log/0004-retention']);
+      expect(await database.migrate(requestLogMigrations)).toEqual(['request-log/0003-cost', 'request-log/0004-retention', 'request-log/0005-attribution']);
       const old = await database.findOne(requestLogs, 'trace_id', 'trace-old');
       expect({ cost: old?.cost_cents, priced: old?.priced, cached: old?.cache_read_input_tokens }).toEqual({ cost: null, priced: null, cached: null });
       if (database.dialect === 'mysql') for (const statement of requestLogMigrations[2]!.statements!.mysql) await database.db.$client.query(statement);

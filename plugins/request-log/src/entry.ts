@@ -4,7 +4,7 @@
  * thread). Headers are never copied (they carry `Authorization` and `x-gateway-api-key`), nor the query string
  * (keys travel there for some providers).
  */
-import { type AttemptRecord, COST_FIGURE, type GatewayRequest, type JsonObject, type Outcome, type TokenUsage } from '@gateway/sdk';
+import { type AttemptRecord, COST_FIGURE, type GatewayRequest, type JsonObject, type Outcome, savedConfigIdOf, type TokenUsage } from '@gateway/sdk';
 
 export interface LogEntry {
   traceId: string;
@@ -14,7 +14,17 @@ export interface LogEntry {
   organisationId?: string | null;
   workspaceId?: string | null;
   apiKeyId?: string | null;
+  /** The user the calling key belongs to (a workspace-user key); null for service keys. */
+  userId?: string | null;
+  /** The provider type that answered (the adapter's id: `openai`, `anthropic`): analytics' `ai_service`. */
   provider?: string | null;
+  /** The stored provider the answering attempt named (`@slug`, without the `@`); null when a provider type was named. */
+  providerSlug?: string | null;
+  /** The saved config the call used (`x-gateway-config: <id or slug>`), by id; null for inline or header configs. */
+  configId?: string | null;
+  /** The prompt the call ran from (`GatewayRequest.prompt`, set by the prompts plugin), and its version. */
+  promptId?: string | null;
+  promptVersion?: number | null;
   model?: string | null;
   endpoint: string;
   method: string;
@@ -81,7 +91,12 @@ export function entryFrom(req: GatewayRequest, outcome: Outcome): LogEntry {
     organisationId: req.caller.organisationId || null,
     workspaceId: req.caller.workspaceId || null,
     apiKeyId: req.caller.apiKeyId || null,
+    userId: req.caller.userId || null,
     provider: outcome.providerId ?? null,
+    providerSlug: last?.providerSlug ?? null,
+    configId: savedConfigIdOf(req.config) ?? null,
+    promptId: typeof req.prompt?.id === 'string' ? req.prompt.id : null,
+    promptVersion: typeof req.prompt?.version === 'number' ? req.prompt.version : null,
     model: typeof model === 'string' ? model : null,
     endpoint: req.endpoint,
     method: req.method,

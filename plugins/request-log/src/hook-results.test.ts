@@ -37,7 +37,7 @@ for (const dialect of DIALECTS) {
       const { database } = await t.fresh();
       expect(await database.migrate(requestLogMigrations.slice(0, 1))).toEqual(['request-log/0001-request-logs']);
       await rawInsert(database, 'trace-old');
-      expect(await database.migrate(requestLogMigrations)).toEqual(['request-log/0002-hook-results', 'request-log/0003-cost', 'request-log/0004-retention']);
+      expect(await database.migrate(requestLogMigrations)).toEqual(['request-log/0002-hook-results', 'request-log/0003-cost', 'request-log/0004-retention', 'request-log/0005-attribution']);
       expect((await database.findOne(requestLogs, 'trace_id', 'trace-old'))?.hook_results).toBeNull();
       if (database.dialect === 'mysql') {
         // Re-runnable: a crash after the ALTER and before the record must not make the next start fail.
@@ -47,7 +47,7 @@ for (const dialect of DIALECTS) {
 
     test('a fresh database gets the column from 0001 + 0002 (and 0003)', async () => {
       const { database } = await t.fresh();
-      expect(await database.migrate(requestLogMigrations)).toEqual(['request-log/0001-request-logs', 'request-log/0002-hook-results', 'request-log/0003-cost', 'request-log/0004-retention']);
+      expect(await database.migrate(requestLogMigrations)).toEqual(['request-log/0001-request-logs', 'request-log/0002-hook-results', 'request-log/0003-cost', 'request-log/0004-retention', 'request-log/0005-attribution']);
       await database.insert(requestLogs, { trace_id: 't', endpoint: 'e', method: 'POST', path: '/', status: 200, latency_ms: 1, created_at: 1, hook_results: [1] });
       expect((await database.findOne(requestLogs, 'trace_id', 't'))?.hook_results).toEqual([1]);
     });

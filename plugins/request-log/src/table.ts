@@ -62,6 +62,16 @@ export const requestLogs = defineTable(
     cost_cents: col.double().nullable(),
     /** true: priced; false: usage known but the model has no price (counted as such, cost null); null: nothing to price. */
     priced: col.bool().nullable(),
+    // ---- who and what (0005; docs/admin/analytics.md, "Definitions"): null in rows written before it
+    /** The user the calling key belongs to (workspace-user keys); null for service keys. Analytics' `users`. */
+    user_id: col.ref().nullable(),
+    /** The stored provider named (`@slug`, without the `@`); null when the config named a provider type. */
+    provider_slug: col.string(64).nullable(),
+    /** The saved config used, by id; null for an inline config. */
+    config_id: col.ref().nullable(),
+    /** The prompt the call ran from (the prompts plugin) and its version. */
+    prompt_id: col.string(64).nullable(),
+    prompt_version: col.int().nullable(),
   },
   { indexes },
 );
@@ -109,6 +119,15 @@ const COST_COLUMNS: readonly [string, 'INT' | 'DOUBLE' | 'BOOLEAN'][] = [
   ['priced', 'BOOLEAN'],
 ];
 
+/** The columns 0005 adds, with their MySQL and SQLite types. */
+const ATTRIBUTION_COLUMNS: readonly [string, mysql: string, sqlite: string][] = [
+  ['user_id', 'VARCHAR(36)', 'TEXT'],
+  ['provider_slug', 'VARCHAR(64)', 'TEXT'],
+  ['config_id', 'VARCHAR(36)', 'TEXT'],
+  ['prompt_id', 'VARCHAR(64)', 'TEXT'],
+  ['prompt_version', 'INT', 'INTEGER'],
+];
+
 export const requestLogMigrations: Migration[] = [
   { id: 'request-log/0001-request-logs', tables: [requestLogsV1] },
   {
@@ -132,6 +151,14 @@ export const requestLogMigrations: Migration[] = [
     statements: {
       sqlite: ['CREATE INDEX IF NOT EXISTS "request_logs_created_at_idx" ON "request_logs" ("created_at")'],
       mysql: addIndexMysql('request_logs', 'request_logs_created_at_idx', '`created_at`'),
+    },
+  },
+  {
+    // The user, stored provider, saved config and prompt of a call (analytics' users, provider, config and prompt).
+    id: 'request-log/0005-attribution',
+    statements: {
+      sqlite: ATTRIBUTION_COLUMNS.map(([column, , type]) => `ALTER TABLE "request_logs" ADD COLUMN "${column}" ${type} NULL`),
+      mysql: ATTRIBUTION_COLUMNS.flatMap(([column, type]) => addColumnMysql('request_logs', column, `${type} NULL`)),
     },
   },
 ];

@@ -48,6 +48,11 @@ export type WireRow = [
   usage: TokenUsage | null,
   costCents: number | null,
   priced: boolean | null,
+  userId: string | null,
+  providerSlug: string | null,
+  configId: string | null,
+  promptId: string | null,
+  promptVersion: number | null,
 ];
 
 export interface WirePart {
@@ -173,6 +178,11 @@ export function toWirePart(
       e.usageFrom?.usage ?? null,
       num(e.costCents),
       e.priced ?? null,
+      str(e.userId),
+      str(e.providerSlug),
+      str(e.configId),
+      str(e.promptId),
+      num(e.promptVersion),
     ];
   }
 }
@@ -190,9 +200,10 @@ export function fromWirePart(part: WirePart): { seqs: number[]; entries: LogEntr
     const [status, latencyMs, upstreamLatencyMs, cacheStatus, targetIndex, retryCount, metadata, attempts, hookResults] = w.slice(13, 22) as [
       number, number, number | null, string | null, string | null, number, Record<string, string> | null, AttemptRecord[] | null, unknown[] | null,
     ];
-    const [requestBody, bodyOffset, bodyLength, bodyBytes, requestContentType, errorCode, errorMessage, createdAt, usage, costCents, priced] = w.slice(22) as [
+    const [requestBody, bodyOffset, bodyLength, bodyBytes, requestContentType, errorCode, errorMessage, createdAt, usage, costCents, priced] = w.slice(22, 33) as [
       JsonObject | string | null, number, number, number, string | null, string | null, string | null, number, TokenUsage | null, number | null, boolean | null,
     ];
+    const [userId, providerSlug, configId, promptId, promptVersion] = w.slice(33) as [string | null, string | null, string | null, string | null, number | null];
     seqs.push(seq);
     return {
       traceId,
@@ -202,7 +213,12 @@ export function fromWirePart(part: WirePart): { seqs: number[]; entries: LogEntr
       organisationId,
       workspaceId,
       apiKeyId,
+      userId,
       provider,
+      providerSlug,
+      configId,
+      promptId,
+      promptVersion,
       model,
       endpoint,
       method,
