@@ -33,6 +33,8 @@ const NEEDED: Record<DataPlaneCall['kind'], string> = {
   complete: 'completions.write',
   embed: 'embeddings.write',
   moderate: 'moderations.write',
+  messages: 'completions.write or proxy.write',
+  countTokens: 'completions.write or proxy.write',
   listModels: 'models.read or completions.write',
   proxy: 'proxy.write',
 };

@@ -1,5 +1,6 @@
 import type { TargetConfig } from './config.ts';
 import type { ConfigFieldSet } from './config-fields.ts';
+import type { Prefill } from './continuation.ts';
 import type { PricingCatalogue } from './pricing.ts';
 import type { EndpointKind, JsonObject } from './types.ts';
 
@@ -85,6 +86,13 @@ export interface EndpointTranslator {
   /** Pure: the provider's JSON answer mapped to OpenAI's shape. Absent: the answer's bytes go back unchanged. */
   response?(json: unknown, ctx: TranslateContext): JsonObject;
   stream?: StreamTranslator;
+  /**
+   * Chat only. Declares that the provider continues a trailing assistant message (a prefill), and builds that
+   * request: the OpenAI-shaped body with the partial answer `text` appended (`assistantPrefill` of continuation.ts),
+   * which `request` then translates. Undefined for a model that does not continue one. Absent: a broken stream is
+   * continued on this provider by regenerating the answer (docs/streaming.md).
+   */
+  prefill?(body: JsonObject, text: string, target: TargetConfig): Prefill | undefined;
 }
 
 export interface ProviderAdapter {
@@ -99,7 +107,10 @@ export interface ProviderAdapter {
   authorize(call: ProviderCall, target: TargetConfig): ProviderCall | Promise<ProviderCall>;
   /**
    * The endpoints it translates. `listModels` is called with GET and no body; without it GET /v1/models is passed
-   * through to the provider unchanged.
+   * through to the provider unchanged. `messages` / `countTokens` declare that the provider speaks Anthropic's
+   * Messages API natively: the client's body goes to `path` and the answer comes back as it is (no `request`,
+   * `response` or `stream` is read); without them the core translates Messages over `chatComplete`
+   * (docs/anthropic-messages.md).
    */
   endpoints: Partial<Record<Exclude<EndpointKind, 'proxy'>, EndpointTranslator>>;
   /** Maps a provider's error body to a message; absent: OpenAI's `{error: {message, type, code, param}}`. */

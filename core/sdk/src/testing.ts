@@ -19,6 +19,8 @@ const PATHS: Readonly<Record<Exclude<EndpointKind, 'proxy'>, string>> = {
   complete: '/completions',
   embed: '/embeddings',
   moderate: '/moderations',
+  messages: '/messages',
+  countTokens: '/messages/count_tokens',
   listModels: '/models',
 };
 

@@ -90,6 +90,22 @@ const BASES: Record<BodyEndpoint, readonly (() => Record<string, Json>)[]> = {
     () => ({ input: 'text' }),
     () => ({ input: [{ type: 'text', text: 'x' }, { type: 'image_url', image_url: { url: 'u' } }], model: 'm' }),
   ],
+  messages: [
+    () => ({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] }),
+    () => ({
+      model: 'm',
+      max_tokens: 1024,
+      system: [{ type: 'text', text: 'Be brief.' }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'lookup', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: '42' }] },
+      ],
+      tools: [{ name: 'lookup', input_schema: { type: 'object' } }],
+      stream: true,
+    }),
+  ],
+  countTokens: [() => ({ model: 'm', messages: [{ role: 'user', content: 'Hi' }], system: 'S' })],
 };
 
 const KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', 'messages', 'role',
@@ -181,7 +197,7 @@ function campaign(endpoint: BodyEndpoint, seed: number, runs: number): Outcome[]
 }
 
 describe('fuzz', () => {
-  for (const [index, endpoint] of (['chatComplete', 'complete', 'embed', 'moderate'] as const).entries()) {
+  for (const [index, endpoint] of (['chatComplete', 'complete', 'embed', 'moderate', 'messages', 'countTokens'] as const).entries()) {
     test(`${endpoint}: ${RUNS} mutated bodies either pass or get a 400`, () => {
       const prototypeKeys = Object.getOwnPropertyNames(Object.prototype);
       const outcomes = campaign(endpoint, 0xc0ffee + index, RUNS);

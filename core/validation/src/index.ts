@@ -4,12 +4,14 @@ import { chatValidator } from './chat.ts';
 import { completionsValidator } from './completions.ts';
 import { embeddingsValidator } from './embeddings.ts';
 import { firstViolation } from './first-violation.ts';
+import { countTokensValidator, messagesValidator } from './messages.ts';
 import { moderationsValidator } from './moderations.ts';
 import type { BodyValidator, Violation } from './types.ts';
 
 export type { ChatCompletionBody } from './chat.ts';
 export type { CompletionBody } from './completions.ts';
 export type { EmbeddingBody } from './embeddings.ts';
+export type { MessagesBody } from './messages.ts';
 export type { ModerationBody } from './moderations.ts';
 export type { Violation } from './types.ts';
 export { ChatCompletionBodySchema } from './chat.ts';
@@ -25,6 +27,8 @@ const VALIDATORS: Readonly<Record<BodyEndpoint, BodyValidator>> = {
   complete: completionsValidator,
   embed: embeddingsValidator,
   moderate: moderationsValidator,
+  messages: messagesValidator,
+  countTokens: countTokensValidator,
 };
 
 /** A JSON object as JSON.parse makes it: not null, not an array. */
