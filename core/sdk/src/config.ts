@@ -81,6 +81,10 @@ const genericFields = (Self: TSchema, strategy: TSchema) => ({
   drop_params: opt(Type.Array(Type.String())),
   /** Milliseconds. */
   request_timeout: opt(Type.Integer({ minimum: 1 })),
+  /** Milliseconds from the call to a stream's first content event; past it the attempt fails before a byte is sent. */
+  first_token_timeout: opt(Type.Integer({ minimum: 1 })),
+  /** Milliseconds of silence after which a started stream counts as broken (and is continued where it can be). */
+  stream_idle_timeout: opt(Type.Integer({ minimum: 1 })),
   retry: opt(Retry),
   weight: opt(Type.Number({ minimum: 0 })),
   on_status_codes: opt(StatusCodes),

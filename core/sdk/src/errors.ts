@@ -253,6 +253,16 @@ export const Errors = {
       message: `The stream from provider ${provider} broke before it was complete: ${detail}`,
       extra: { provider },
     }),
+  /** A stream's first content event did not come within `first_token_timeout` (nothing was sent to the client). */
+  firstTokenTimeout: (provider: string, ms: number) =>
+    new GatewayError({
+      code: 'first_token_timeout',
+      type: 'timeout_error',
+      status: 408,
+      message: `Provider ${provider} sent no content within the first-token timeout of ${ms} ms`,
+      retryable: true,
+      extra: { provider },
+    }),
   /** A provider's own error, relayed with its status and message. */
   provider: (
     provider: string,

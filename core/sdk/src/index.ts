@@ -12,6 +12,7 @@ export * from './param-path.ts';
 export * from './embeddings.ts';
 export * from './answer.ts';
 export * from './usage.ts';
+export * from './continuation.ts';
 export * from './admin.ts';
 export * from './gateway-scopes.ts';
 export * from './outbound.ts';

@@ -1,6 +1,7 @@
 import type { AdminRoute, ApiKeyType } from './admin.ts';
 import type { GatewayConfig, TargetConfig } from './config.ts';
 import type { ConfigFieldSet, StrategyFieldSet } from './config-fields.ts';
+import type { AttemptContinuation, ContinuationMode, StreamResumption } from './continuation.ts';
 import type { GatewayError } from './errors.ts';
 import type { ProviderAdapter } from './provider.ts';
 import type { ServiceToken } from './services.ts';
@@ -127,6 +128,8 @@ export interface Attempt {
   readonly body: JsonObject | undefined;
   /** The integration whose stored credentials this target uses (a `@slug` provider), when it does: its limits apply. */
   readonly integrationId?: string;
+  /** Set when this attempt continues a stream that broke (continuation.ts): how, and what the client already has. */
+  readonly continuation?: AttemptContinuation;
 }
 
 /** What an attempt produced. `response` is an OpenAI-shaped answer (or the unchanged passthrough answer). */
@@ -147,6 +150,8 @@ export interface AttemptResult {
    * with its own headers, instead of copying `response`. `response` is the same answer as a Response.
    */
   answer?: { text: string; status: number; contentType: string };
+  /** A committed chat stream that may be continued if it breaks (continuation.ts); stages pass it on unchanged. */
+  resumption?: StreamResumption;
 }
 
 export interface SettledBody {
@@ -237,6 +242,10 @@ export interface AttemptRecord {
   error?: string;
   /** The integration whose stored credentials the attempt used (a `@slug` provider): its prices apply. */
   integrationId?: string;
+  /** The attempt's stream broke after content reached the client (`error` says how); a later attempt went on. */
+  broken?: boolean;
+  /** The attempt continued a broken stream: with the partial answer as prefill, or by regenerating it. */
+  continued?: ContinuationMode;
   /** The stored provider the attempt used, as named (`@slug`, without the `@`); undefined for a provider type. */
   providerSlug?: string;
 }
