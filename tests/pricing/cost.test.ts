@@ -21,6 +21,8 @@ const catalogueOf = (pkg: string): PricingCatalogue => JSON.parse(readFileSync(j
 
 /** Cents of `tokens` at `perMillion` US dollars. */
 const cents = (perMillion: number, tokens: number) => (perMillion * tokens) / 10_000;
+/** A fine-tuned model's id: its own, never in a catalogue. */
+const UNPRICED = 'ft:gpt-4o-mini-2024-07-18:acme::unpriced';
 
 describe('the catalogue files', () => {
   const packages = readdirSync(join(ROOT, 'providers')).filter((name) => {
@@ -64,8 +66,15 @@ describe('cost in the request log', () => {
   const claude = catalogueOf('anthropic');
 
   beforeAll(async () => {
-    // A dated snapshot beside the defaults: priced as its base id.
-    mock = await startOpenAIMock({ apiKey: null, models: [...DEFAULT_MODELS, { id: 'gpt-4o-2024-08-06', created: 1722814719, owned_by: 'system', kind: 'chat' }] });
+    // A dated snapshot beside the defaults: priced as its base id. And a fine-tuned model, which no catalogue lists.
+    mock = await startOpenAIMock({
+      apiKey: null,
+      models: [
+        ...DEFAULT_MODELS,
+        { id: 'gpt-4o-2024-08-06', created: 1722814719, owned_by: 'system', kind: 'chat' },
+        { id: UNPRICED, created: 1722814719, owned_by: 'acme', kind: 'chat' },
+      ],
+    });
     anthropic = startAnthropicServer();
     gw = await startInProcessGateway();
   });
@@ -121,10 +130,10 @@ describe('cost in the request log', () => {
 
   test('an unknown model: tokens stored, cost null (not 0), counted as unpriced', async () => {
     const traceId = `cost-${crypto.randomUUID()}`;
-    const res = await post(providerHeaders(mock.url, { 'x-gateway-trace-id': traceId }), { model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'no price' }] });
+    const res = await post(providerHeaders(mock.url, { 'x-gateway-trace-id': traceId }), { model: UNPRICED, messages: [{ role: 'user', content: 'no price' }] });
     expect(res.status).toBe(200);
     await res.arrayBuffer();
-    expect(openai.models['gpt-3.5-turbo']).toBeUndefined();
+    expect(openai.models[UNPRICED]).toBeUndefined();
     const row = await rowOf(traceId);
     expect(row.prompt_tokens).toBeGreaterThan(0);
     expect(row.cost_cents).toBeNull();
