@@ -4,10 +4,11 @@
 import { describe, expect, test } from 'bun:test';
 import { DIALECTS, useTestDatabase } from '@gateway/db/testing';
 import { type GatewayConfig, markSavedConfig } from '@gateway/sdk';
-import { entryFrom } from './entry.ts';
+import { buildGatewayRequest, type GatewayRequestInit } from '@gateway/sdk/testing';
+import { entryFrom, type LogEntry } from './entry.ts';
 import { toRow } from './row.ts';
 import { requestLogMigrations, requestLogs } from './table.ts';
-import { testOutcome, testRequest } from './test-request.ts';
+import { testOutcome } from './test-request.ts';
 import { fromWirePart, toWirePart } from './wire.ts';
 
 const USER = '7a0c3a7e-0000-4000-8000-000000000001';
@@ -18,6 +19,12 @@ function savedConfig(): GatewayConfig {
   markSavedConfig(config, CONFIG);
   return config;
 }
+
+/** Across the wire form and back (the queue gives each entry a row id; the wire carries it beside the rows). */
+const wired = (entry: LogEntry): LogEntry =>
+  fromWirePart(toWirePart([{ ...entry, rowId: crypto.randomUUID() }] as Parameters<typeof toWirePart>[0], 0, 1, 1024, () => {})).entries[0]!;
+
+const testRequest = (init: GatewayRequestInit) => buildGatewayRequest({ traceId: 'trace-1', parsedBody: undefined, ...init });
 
 const attribution = (row: Record<string, unknown>) => ({
   user_id: row.user_id,
@@ -41,15 +48,14 @@ describe('attribution columns from the request', () => {
     const entry = entryFrom(req, outcome);
     const want = { user_id: USER, provider: 'openai', provider_slug: 'team-openai', config_id: CONFIG, prompt_id: 'prompt-1', prompt_version: 3 };
     expect(attribution(toRow(entry, 1024))).toEqual(want);
-    const wired = fromWirePart(toWirePart([entry], 0, 1, 1024, () => {})).entries[0]!;
-    expect(attribution(toRow(wired, 1024))).toEqual(want);
+    expect(attribution(toRow(wired(entry), 1024))).toEqual(want);
   });
 
   test('a service key, a provider type and an inline config: all null but the provider type', () => {
     const entry = entryFrom(testRequest({ caller: { userId: null }, config: { provider: 'openai' } }), testOutcome());
     const want = { user_id: null, provider: 'openai', provider_slug: null, config_id: null, prompt_id: null, prompt_version: null };
     expect(attribution(toRow(entry, 1024))).toEqual(want);
-    expect(attribution(toRow(fromWirePart(toWirePart([entry], 0, 1, 1024, () => {})).entries[0]!, 1024))).toEqual(want);
+    expect(attribution(toRow(wired(entry), 1024))).toEqual(want);
   });
 
   test('over-long values are cut to their columns, a fractional version rounded', () => {
