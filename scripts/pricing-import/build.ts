@@ -85,11 +85,11 @@ const sortedRecord = <T>(record: Readonly<Record<string, T>>): Record<string, T>
 
 function noteOf(pkg: string, options: ImportOptions, count: number, kept: readonly string[]): string {
   const { rule } = PACKAGES[pkg]!;
-  const read = `read from LiteLLM's compilation of list prices (model_prices_and_context_window.json, github.com/BerriAI/litellm) as mirrored in ${options.repo} at commit ${options.commit}, by scripts/import-prices.ts`;
+  const read = `read by scripts/import-prices.ts from LiteLLM's compilation of list prices (model_prices_and_context_window.json, github.com/BerriAI/litellm) in ${options.repo} at commit ${options.commit}`;
   const parts =
     count === 0 && kept.length === 0
       ? [
-          `No prices: LiteLLM's compilation (model_prices_and_context_window.json) as mirrored in ${options.repo} at commit ${options.commit} lists none of this provider's models, and no price is written here without a source. Calls cost null until its models are added (or an integration gives its models their own prices).`,
+          `No prices: LiteLLM's compilation (model_prices_and_context_window.json) in ${options.repo} at commit ${options.commit} lists none of this provider's models, and no price is written here without a source. Calls cost null until its models are added (or an integration gives its models their own prices).`,
         ]
       : [
           `Standard list prices ${read}; the compilation is not the provider's page, which remains the reference.`,
