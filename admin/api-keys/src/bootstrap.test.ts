@@ -25,13 +25,15 @@ for (const dialect of DIALECTS) {
       return opened;
     }
 
-    test('with GATEWAY_ADMIN_API_KEY: that secret becomes an organisation key with every scope; nothing printed', async () => {
+    test('with GATEWAY_ADMIN_API_KEY: that secret becomes an organisation key with every scope; the next steps printed, not the secret', async () => {
       const { database } = await fresh();
       const printed: string[] = [];
       const result = await bootstrap(database, { adminApiKey: 'admin-secret-123456', print: (l) => printed.push(l) });
       expect(result).toMatchObject({ created: true, generated: false });
       if (!result.created) return;
-      expect(printed).toEqual([]);
+      expect(printed).toHaveLength(1);
+      expect(printed[0]).toContain('the value of GATEWAY_ADMIN_API_KEY');
+      expect(printed[0]).not.toContain('admin-secret-123456');
 
       const org = await database.findOne(organisations, 'id', result.organisationId);
       expect(org).toMatchObject({ slug: 'default' });
@@ -58,7 +60,8 @@ for (const dialect of DIALECTS) {
       const result = await bootstrap(database, { keyPrefix: 'gwk-', print: (l) => printed.push(l) });
       expect(result).toMatchObject({ created: true, generated: true });
       expect(printed).toHaveLength(1);
-      const secret = /: (\S+)$/.exec(printed[0]!)![1]!;
+      const secret = /export GATEWAY_KEY=(\S+)/.exec(printed[0]!)![1]!;
+      expect(printed[0]).toContain(`\n    ${secret}\n`);
       expect(secret).toMatch(/^gwk-[A-Za-z0-9_-]{40}$/);
       const key = await database.findOne(apiKeys, 'hash', hashSecret(secret));
       expect(key?.prefix_hint).toBe(secret.slice(0, 8));

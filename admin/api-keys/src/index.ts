@@ -7,7 +7,9 @@
 import { AdminServices, type OrganisationSettingsService, type LimitServices, type SecretBox, secretBoxFromEnv } from '@gateway/admin-kit';
 import { IdentityServices } from '@gateway/admin-identity';
 import { defineService, definePlugin, type PluginApi, Services } from '@gateway/sdk';
+import { announceAdminKeyFromEnv } from './admin-key-env.ts';
 import { bootstrapKey } from './bootstrap.ts';
+import { localBaseUrl } from './first-run.ts';
 import { ApiKeyClock } from './clock.ts';
 import { createMailer, type Mailer, type SmtpSettings, smtpSettings } from './mailer.ts';
 import { followMemberships } from './members.ts';
@@ -20,7 +22,9 @@ import { ApiKeyStore } from './store.ts';
 import { apiKeyMigrations } from './tables.ts';
 import { ApiKeyVerifier } from './verifier.ts';
 
+export { applyAdminKeyFromEnv, createAdminKey, findOrganisation, type AdminKeyFromEnv, type CreatedAdminKey } from './admin-key.ts';
 export { bootstrapKey, type BootstrapKeyOptions } from './bootstrap.ts';
+export { firstRunBanner, localBaseUrl } from './first-run.ts';
 export { ApiKeyClock } from './clock.ts';
 export { createMailer, smtpSettings, type Mailer, type MailMessage, type SmtpSettings } from './mailer.ts';
 export { AUTO_CREATED_KEY_SCOPES } from './members.ts';
@@ -68,11 +72,15 @@ export default definePlugin({
     const database = api.service(Services.database);
     await database.migrate(apiKeyMigrations);
     const identity = api.service(IdentityServices.bootstrap);
+    const adminApiKey = api.env.GATEWAY_ADMIN_API_KEY || undefined;
     if (identity.created)
       await bootstrapKey(database, identity.organisationId, {
-        adminApiKey: api.env.GATEWAY_ADMIN_API_KEY || undefined,
+        adminApiKey,
         keyPrefix: api.env.API_KEY_PREFIX || undefined,
+        quiet: api.env.LOG_LEVEL === 'silent',
+        baseUrl: localBaseUrl(api.env.HOST || '0.0.0.0', /^\d+$/.test(api.env.PORT ?? '') ? Number(api.env.PORT) : 8787),
       });
+    else if (adminApiKey) await announceAdminKeyFromEnv(database, adminApiKey, api.logger);
 
     const clock = new ApiKeyClock();
     const verifier = new ApiKeyVerifier(database, { logger: api.logger, now: () => clock.now() });
