@@ -7,3 +7,4 @@ export { applyParamRules } from './params.ts';
 export { GENERIC_INHERITANCE, Inheritance } from './inherit.ts';
 export { createDecoder, type FrameDecoder } from './streams/decoders.ts';
 export { isForwardable } from './headers.ts';
+export { interruptOpenStreams } from './streams/relay.ts';

@@ -9,6 +9,8 @@ export interface Settings {
   adminApiKey: string | undefined;
   apiKeyPrefix: string | undefined;
   logLevel: string;
+  /** LOG_FORMAT: `pretty` (readable lines) or `json`; unset: pretty on a terminal, JSON otherwise. */
+  logFormat: 'pretty' | 'json' | undefined;
   maxRequestBodyBytes: number;
   /** Limit of an administration body: ADMIN_MAX_BODY_BYTES, never above maxRequestBodyBytes. */
   adminMaxBodyBytes: number;
@@ -21,6 +23,10 @@ export interface Settings {
   streamIdleTimeoutMs: number;
   /** Bytes of each request and response body kept in the log. */
   logBodyBytes: number;
+  /** CORS_ALLOWED_ORIGINS: origins browsers may call from (`*` for any); empty: CORS off. */
+  corsOrigins: string[];
+  /** GATEWAY_DRAIN_TIMEOUT_MS: after a stop signal, how long in-flight requests and streams may go on. */
+  drainTimeoutMs: number;
   features: Record<'guardrails' | 'apiAccess' | 'dataExports' | 'usageLimits' | 'auditLogs' | 'scim' | 'policy', boolean>;
 }
 
@@ -45,12 +51,22 @@ export function readSettings(env: Record<string, string | undefined>): Settings 
       `GATEWAY_ADMIN_API_KEY is ${adminApiKey.length} characters long; it must have at least ${MIN_ADMIN_API_KEY_LENGTH} ` +
         '(e.g. `openssl rand -hex 32`), or be unset to have one generated on an empty database',
     );
+  const databaseUrl = env.DATABASE_URL || 'sqlite:./data/gateway.db';
+  // Checked here rather than when the first credential is sealed: every MySQL process must share one key, and a
+  // gateway that started without it would fail later on every stored credential.
+  if (databaseUrl.startsWith('mysql') && !env.GATEWAY_ENCRYPTION_KEY)
+    throw new Error(
+      'GATEWAY_ENCRYPTION_KEY is not set: a MySQL deployment needs it (at least 16 characters, the same in every ' +
+        'process; e.g. `openssl rand -hex 32`) to seal stored provider credentials',
+    );
+  const logFormat = env.LOG_FORMAT?.toLowerCase();
+  if (logFormat && logFormat !== 'pretty' && logFormat !== 'json') throw new Error(`LOG_FORMAT is "${env.LOG_FORMAT}"; use pretty or json (or leave it unset)`);
   const maxRequestBodyBytes = int(env.MAX_REQUEST_BODY_BYTES, 33_554_432);
   return {
     // 0 asks the system for a free port.
     port: /^\d+$/.test(env.PORT ?? '') && Number(env.PORT) <= 65_535 ? Number(env.PORT) : 8787,
     host: env.HOST || '0.0.0.0',
-    databaseUrl: env.DATABASE_URL || 'sqlite:./data/gateway.db',
+    databaseUrl,
     reader: env.DB_READER_HOST
       ? { host: env.DB_READER_HOST, user: env.DB_READER_USER, pass: env.DB_READER_PASS, port: env.DB_READER_PORT ? int(env.DB_READER_PORT, 3306) : undefined }
       : undefined,
@@ -59,6 +75,7 @@ export function readSettings(env: Record<string, string | undefined>): Settings 
     adminApiKey,
     apiKeyPrefix: env.API_KEY_PREFIX || undefined,
     logLevel: env.LOG_LEVEL || 'info',
+    logFormat: logFormat as Settings['logFormat'],
     maxRequestBodyBytes,
     adminMaxBodyBytes: Math.min(int(env.ADMIN_MAX_BODY_BYTES, 1_048_576), maxRequestBodyBytes),
     metricsToken: env.METRICS_TOKEN || undefined,
@@ -68,6 +85,8 @@ export function readSettings(env: Record<string, string | undefined>): Settings 
     defaultRequestTimeoutMs: int(env.GATEWAY_DEFAULT_REQUEST_TIMEOUT_MS, 600_000),
     streamIdleTimeoutMs: int(env.GATEWAY_STREAM_IDLE_TIMEOUT_MS, 120_000),
     logBodyBytes: int(env.GATEWAY_LOG_BODY_BYTES, 65_536),
+    corsOrigins: list(env.CORS_ALLOWED_ORIGINS, []).map((origin) => origin.replace(/\/+$/, '')),
+    drainTimeoutMs: int(env.GATEWAY_DRAIN_TIMEOUT_MS, 25_000),
     features: {
       guardrails: on(env.GUARDRAILS_ENABLED),
       apiAccess: on(env.API_ACCESS_ENABLED),

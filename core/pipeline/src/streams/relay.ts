@@ -27,6 +27,19 @@ export interface RelayOptions {
 const encoder = new TextEncoder();
 type ReadResult = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>;
 
+/** The streams being relayed now, each by its interrupt: what a drain deadline ends (interruptOpenStreams). */
+const open = new Set<(error: GatewayError) => void>();
+
+/**
+ * Ends every stream being relayed with `error`'s frame (no `[DONE]`) and stops their upstream requests: the end of a
+ * shutdown's drain deadline. Returns how many there were.
+ */
+export function interruptOpenStreams(error: GatewayError): number {
+  const streams = [...open];
+  for (const interrupt of streams) interrupt(error);
+  return streams.length;
+}
+
 function errorFrame(error: GatewayError): Uint8Array {
   return encoder.encode(`data: ${JSON.stringify(error.toBody())}\n\n`);
 }
@@ -46,16 +59,28 @@ export function relayStream(
   const capture = new Capture(opts.captureLimit);
   let finished = false;
   let idleTimer: Timer | undefined;
+  let interrupted: GatewayError | undefined;
+  let rejectRead: ((error: unknown) => void) | undefined;
+  const interrupt = (error: GatewayError) => {
+    interrupted = error;
+    // A read in progress ends now; a stream whose client is behind fails at its next pull.
+    rejectRead?.(error);
+    opts.abortUpstream(error);
+    reader.cancel(error).catch(() => {});
+  };
+  open.add(interrupt);
 
   const finish = (end: Omit<StreamEnd, 'body' | 'usage'>) => {
     if (finished) return;
     finished = true;
+    open.delete(interrupt);
     clearTimeout(idleTimer);
     opts.onEnd({ ...end, body: capture.text(), usage: opts.processor.usage });
   };
 
   const readWithIdleTimeout = () =>
     new Promise<ReadResult>((resolve, reject) => {
+      rejectRead = reject;
       idleTimer = setTimeout(() => {
         const error = Errors.streamInterrupted(opts.provider, `no data for ${opts.idleTimeoutMs} ms`);
         opts.abortUpstream(error);
@@ -78,6 +103,7 @@ export function relayStream(
     // upstream read holding no complete line (an event split across reads) must not end this call.
     async pull(controller) {
       for (;;) {
+        if (interrupted) return fail(controller, interrupted);
         let result: ReadResult;
         try {
           if (pending) {
