@@ -8,3 +8,4 @@ export { GENERIC_INHERITANCE, Inheritance } from './inherit.ts';
 export { createDecoder, type FrameDecoder } from './streams/decoders.ts';
 export { isForwardable } from './headers.ts';
 export { interruptOpenStreams } from './streams/relay.ts';
+export { anthropicErrorBody, anthropicErrorType, isAnthropicError } from './messages/errors.ts';

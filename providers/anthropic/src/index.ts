@@ -1,6 +1,7 @@
 /**
- * The `anthropic` provider: OpenAI chat completions over Anthropic's Messages API (POST /v1/messages), and
- * GET /v1/models in OpenAI's list shape. Anthropic has no embeddings, moderations or text-completion endpoint of
+ * The `anthropic` provider: OpenAI chat completions over Anthropic's Messages API (POST /v1/messages), the
+ * gateway's own /v1/messages and /v1/messages/count_tokens passed through natively, and GET /v1/models in OpenAI's
+ * list shape. Anthropic has no embeddings, moderations or text-completion endpoint of
  * OpenAI's kind, so those are not offered.
  *
  * The translators are pure functions exported for platforms that host Anthropic models with the same body
@@ -49,6 +50,9 @@ export const anthropic: ProviderAdapter = {
       response: (json, ctx) => fromAnthropicResponse(json, ctx),
       stream: { framing: 'sse', toChunks: (event, state, ctx) => anthropicEventToChunks(event, state, ctx) },
     },
+    // Anthropic's own Messages API: POST /v1/messages and its token count pass through unchanged (no translation).
+    messages: { path: () => '/messages' },
+    countTokens: { path: () => '/messages/count_tokens' },
     listModels: {
       // Anthropic pages by 20 by default; one page of up to 1000 holds every model it offers.
       path: () => '/models?limit=1000',
