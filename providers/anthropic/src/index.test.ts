@@ -27,14 +27,19 @@ function slowly(...parts: string[]): Response {
 const call = (): ProviderCall => ({ url: 'https://api.anthropic.com/v1/messages', method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
 
 describe('the adapter', () => {
-  test('id, base URL, endpoints: chat completions and the model list only', () => {
+  test('id, base URL, endpoints: chat completions, the model list, and Messages with its token count natively', () => {
     expect(anthropic.id).toBe('anthropic');
     expect(anthropic.baseUrl({})).toBe('https://api.anthropic.com/v1');
-    expect(Object.keys(anthropic.endpoints).sort()).toEqual(['chatComplete', 'listModels']);
+    expect(Object.keys(anthropic.endpoints).sort()).toEqual(['chatComplete', 'countTokens', 'listModels', 'messages']);
+    // Native: a path only, so the core passes the call through (no request, response or stream translation).
+    expect(anthropic.endpoints.messages).toEqual({ path: expect.any(Function) });
+    expect(anthropic.endpoints.countTokens).toEqual({ path: expect.any(Function) });
     const ctx = { endpoint: 'chatComplete' as const, model: 'm', strictWireCompliance: true, now: 0 };
     expect(anthropic.endpoints.chatComplete?.path({}, {}, ctx)).toBe('/messages');
     expect(anthropic.endpoints.chatComplete?.stream?.framing).toBe('sse');
     expect(anthropic.endpoints.listModels?.path({}, {}, ctx)).toBe('/models?limit=1000');
+    expect(anthropic.endpoints.messages?.path({}, {}, ctx)).toBe('/messages');
+    expect(anthropic.endpoints.countTokens?.path({}, {}, ctx)).toBe('/messages/count_tokens');
     expect(typeof plugin.setup).toBe('function');
     expect(typeof toAnthropicRequest).toBe('function');
   });
