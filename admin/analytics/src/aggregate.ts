@@ -67,7 +67,8 @@ function parts(metric: Metric): Record<string, SQL> {
     case 'first_seen':
       return { first_seen: s('MIN(created_at)') };
     case 'users':
-      return { users: s('COUNT(DISTINCT api_key_id)') };
+      // The users of user-bound keys (workspace-user keys); service keys' calls have no user and are not counted.
+      return { users: s('COUNT(DISTINCT user_id)') };
     case 'p50_latency':
     case 'p95_latency':
     case 'p99_latency':
@@ -193,7 +194,7 @@ export async function aggregate(database: Database, scope: LogScope, q: Aggregat
   const columns = [...select].map(([name, expr]) => sql`, ${expr} AS ${sql.raw(name)}`);
   const inner = sql`SELECT ${key} AS k, ${t.latency_ms} AS latency_ms, ${t.cost_cents} AS cost_cents, ${t.total_tokens} AS total_tokens,
     ${t.prompt_tokens} AS prompt_tokens, ${t.completion_tokens} AS completion_tokens, ${t.status} AS status,
-    ${t.cache_status} AS cache_status, ${t.created_at} AS created_at, ${t.api_key_id} AS api_key_id
+    ${t.cache_status} AS cache_status, ${t.created_at} AS created_at, ${t.user_id} AS user_id
     FROM ${t} WHERE ${where}`;
   let grouped = sql`SELECT k, COUNT(*) AS requests${sql.join(columns, sql``)} FROM (${inner}) s GROUP BY k`;
   const ranked = q.metrics.filter((m) => PERCENTILES[m] !== undefined);

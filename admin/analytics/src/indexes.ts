@@ -8,7 +8,18 @@
  */
 import type { Migration } from '@gateway/sdk';
 
-const INDEXES: readonly [name: string, columns: readonly string[]][] = [['request_logs_org_key_created', ['organisation_id', 'api_key_id', 'created_at']]];
+type Index = readonly [name: string, columns: readonly string[]];
+
+const INDEXES: readonly Index[] = [['request_logs_org_key_created', ['organisation_id', 'api_key_id', 'created_at']]];
+
+/**
+ * The config_id and prompt_id filters (request-log 0005's columns): the organisation, the value, then the range, as
+ * for the key. The provider filter and groups need none: a provider is one of few values, read with the range.
+ */
+const ATTRIBUTION_INDEXES: readonly Index[] = [
+  ['request_logs_org_config_created', ['organisation_id', 'config_id', 'created_at']],
+  ['request_logs_org_prompt_created', ['organisation_id', 'prompt_id', 'created_at']],
+];
 
 /** MySQL 8 has no CREATE INDEX IF NOT EXISTS: created only when information_schema says it is missing. */
 const createIndexMysql = (name: string, columns: readonly string[]): string[] => [
@@ -19,12 +30,12 @@ const createIndexMysql = (name: string, columns: readonly string[]): string[] =>
   'DEALLOCATE PREPARE gw_add_index',
 ];
 
+const statements = (indexes: readonly Index[]): Migration['statements'] => ({
+  sqlite: indexes.map(([name, columns]) => `CREATE INDEX IF NOT EXISTS "${name}" ON "request_logs" (${columns.map((c) => `"${c}"`).join(', ')})`),
+  mysql: indexes.flatMap(([name, columns]) => createIndexMysql(name, columns)),
+});
+
 export const analyticsMigrations: Migration[] = [
-  {
-    id: 'analytics/0001-request-log-indexes',
-    statements: {
-      sqlite: INDEXES.map(([name, columns]) => `CREATE INDEX IF NOT EXISTS "${name}" ON "request_logs" (${columns.map((c) => `"${c}"`).join(', ')})`),
-      mysql: INDEXES.flatMap(([name, columns]) => createIndexMysql(name, columns)),
-    },
-  },
+  { id: 'analytics/0001-request-log-indexes', statements: statements(INDEXES) },
+  { id: 'analytics/0002-attribution-indexes', statements: statements(ATTRIBUTION_INDEXES) },
 ];

@@ -11,16 +11,20 @@ import { aggregate, countGroups, GROUP_COLUMNS, type GroupColumn, type Metric, v
 
 type Deps = LogVisibilityDeps & { database: Database };
 
-/** The group keys of SPEC.md with the request-log column each reads. config and prompt are not recorded yet. */
-const GROUP_KEYS: Record<string, ((c: LogColumns) => SQL) | null> = {
+/** The group keys of SPEC.md with the request-log column each reads (docs/admin/analytics.md, "Groups"). */
+const GROUP_KEYS: Record<string, (c: LogColumns) => SQL> = {
+  /** The provider type (the adapter that answered: openai, anthropic …). */
   ai_service: (c) => sql`${c.provider}`,
-  provider: (c) => sql`${c.provider}`,
+  /** The stored provider named (its slug), else the provider type. */
+  provider: (c) => sql`COALESCE(${c.provider_slug}, ${c.provider})`,
   model: (c) => sql`${c.model}`,
   status_code: (c) => sql`${c.status}`,
   api_key: (c) => sql`${c.api_key_id}`,
   workspace: (c) => sql`${c.workspace_id}`,
-  config: null,
-  prompt: null,
+  /** The saved config's id; null: an inline config. */
+  config: (c) => sql`${c.config_id}`,
+  /** The prompt's id; null: not run from a prompt. */
+  prompt: (c) => sql`${c.prompt_id}`,
 };
 const METADATA_KEY = /^metadata\.([\w.-]{1,128})$/;
 
@@ -49,6 +53,7 @@ const SUMMARY: readonly Metric[] = [
   'error_count',
   'cache_hits',
   'cache_hit_rate',
+  'users',
 ];
 
 const MINUTE = 60_000;
@@ -90,8 +95,7 @@ function groupKey(database: Database, groupBy: string): (c: LogColumns) => SQL {
       ? (c) => sql`json_extract(${c.metadata}, ${path})`
       : (c) => sql`JSON_UNQUOTE(JSON_EXTRACT(${c.metadata}, ${path}))`;
   }
-  const key = GROUP_KEYS[groupBy];
-  if (key === null) throw Errors.badRequest(`groupBy ${groupBy} is not available yet: the request log does not record it`, 'groupBy');
+  const key = Object.hasOwn(GROUP_KEYS, groupBy) ? GROUP_KEYS[groupBy] : undefined;
   if (key === undefined)
     throw Errors.badRequest(`groupBy must be one of ${Object.keys(GROUP_KEYS).join(', ')} or metadata.<key>`, 'groupBy');
   return key;

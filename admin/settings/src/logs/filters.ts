@@ -9,14 +9,19 @@
  * |---|---|
  * | `time_of_generation_min` / `time_of_generation_max` | `created_at` from (inclusive) / before (exclusive); ISO 8601 or epoch ms |
  * | `workspace_id` | one workspace, by id or slug; an archived one only for organisation owners and admins (404 for others) |
- * | `api_key_id`, `provider`, `model`, `trace_id` | list |
+ * | `api_key_id`, `model`, `trace_id`, `user_id` | list |
+ * | `ai_service` | list of provider types (`openai`, `anthropic`): the `provider` column |
+ * | `provider` | list of provider types or stored providers' slugs: either `provider` or `provider_slug` |
+ * | `config_id` | list of saved configs, by id or slug (a slug: every saved config of the organisation with it) |
+ * | `prompt_id` | list of prompt ids; `prompt_version` a list of versions |
  * | `status` | list of HTTP status codes |
  * | `metadata` | a JSON object of string values: every key must carry that value |
  * | `cost_min` / `cost_max` | `cost_cents`, US cents, both inclusive (a row without a cost matches neither) |
  * | `latency_min` / `latency_max` | `latency_ms`, milliseconds, both inclusive |
  */
+import { savedConfigs } from '@gateway/admin-configs';
 import { findWorkspace } from '@gateway/admin-identity';
-import { and, type Database, Errors, gte, inArray, lt, lte, type Principal, type SQL, sql } from '@gateway/sdk';
+import { and, type Database, eq, Errors, gte, inArray, lt, lte, or, type Principal, type SQL, sql } from '@gateway/sdk';
 import { type LogColumns, type LogVisibilityDeps, visibleLogFilter } from './visibility.ts';
 
 /** The filters as parsed: undefined means "not filtered". */
@@ -25,7 +30,15 @@ export interface LogFilters {
   to?: number;
   workspaceId?: string;
   apiKeyIds?: string[];
+  userIds?: string[];
+  /** Provider types (the `provider` column). */
+  aiServices?: string[];
+  /** Provider types or stored providers' slugs. */
   providers?: string[];
+  /** Saved config ids: those given and those of the configs whose slug was given. */
+  configIds?: string[];
+  promptIds?: string[];
+  promptVersions?: number[];
   models?: string[];
   traceIds?: string[];
   statuses?: number[];
@@ -42,7 +55,12 @@ export const LOG_FILTER_PARAMS = [
   'time_of_generation_max',
   'workspace_id',
   'api_key_id',
+  'user_id',
+  'ai_service',
   'provider',
+  'config_id',
+  'prompt_id',
+  'prompt_version',
   'model',
   'trace_id',
   'status',
@@ -105,6 +123,23 @@ function metadataPairs(query: URLSearchParams): [string, string][] | undefined {
   return pairs as [string, string][];
 }
 
+function versions(query: URLSearchParams): number[] | undefined {
+  const list = textList(query, 'prompt_version', 10)?.map(Number);
+  if (list?.some((v) => !Number.isInteger(v) || v < 0)) throw Errors.badRequest('prompt_version must be a comma list of version numbers', 'prompt_version');
+  return list;
+}
+
+/**
+ * Saved configs named by id or slug: the request log keeps the id. A value is kept as an id (a deleted config's rows
+ * still match it) and, where it is a slug of the organisation's saved configs, their ids are added (a slug is unique
+ * per workspace, so it may name one config in each of several workspaces).
+ */
+async function configIds(database: Database, organisationId: string, given: string[] | undefined): Promise<string[] | undefined> {
+  if (given === undefined) return undefined;
+  const bySlug = await database.select(savedConfigs, { where: (c) => and(eq(c.organisation_id, organisationId), inArray(c.slug, given)) });
+  return [...new Set([...given, ...bySlug.map((r) => r.id)])];
+}
+
 /** Reads the common filters; the workspace is looked up by id or slug (404 when unknown or not the caller's to name). */
 export async function parseLogFilters(database: Database, principal: Principal, query: URLSearchParams): Promise<LogFilters> {
   const from = text(query, 'time_of_generation_min', 64);
@@ -125,7 +160,12 @@ export async function parseLogFilters(database: Database, principal: Principal, 
     to: to === undefined ? undefined : parseTime('time_of_generation_max', to),
     workspaceId,
     apiKeyIds: textList(query, 'api_key_id', 36),
+    userIds: textList(query, 'user_id', 36),
+    aiServices: textList(query, 'ai_service', 64),
     providers: textList(query, 'provider', 64),
+    configIds: await configIds(database, principal.caller.organisationId, textList(query, 'config_id', 64)),
+    promptIds: textList(query, 'prompt_id', 64),
+    promptVersions: versions(query),
     models: textList(query, 'model', 255),
     traceIds: textList(query, 'trace_id', 128),
     statuses,
@@ -154,7 +194,12 @@ export function filterCondition(dialect: Database['dialect'], f: LogFilters): (c
       f.to === undefined ? undefined : lt(c.created_at, f.to),
       f.workspaceId === undefined ? undefined : sql`${c.workspace_id} = ${f.workspaceId}`,
       f.apiKeyIds === undefined ? undefined : inArray(c.api_key_id, f.apiKeyIds),
-      f.providers === undefined ? undefined : inArray(c.provider, f.providers),
+      f.userIds === undefined ? undefined : inArray(c.user_id, f.userIds),
+      f.aiServices === undefined ? undefined : inArray(c.provider, f.aiServices),
+      f.providers === undefined ? undefined : or(inArray(c.provider, f.providers), inArray(c.provider_slug, f.providers)),
+      f.configIds === undefined ? undefined : inArray(c.config_id, f.configIds),
+      f.promptIds === undefined ? undefined : inArray(c.prompt_id, f.promptIds),
+      f.promptVersions === undefined ? undefined : inArray(c.prompt_version, f.promptVersions),
       f.models === undefined ? undefined : inArray(c.model, f.models),
       f.traceIds === undefined ? undefined : inArray(c.trace_id, f.traceIds),
       f.statuses === undefined ? undefined : inArray(c.status, f.statuses),
