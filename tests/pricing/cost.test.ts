@@ -43,6 +43,13 @@ describe('the catalogue files', () => {
     }
   });
 
+  test('every package with a public price list lists prices: only the self-hosted servers and SiliconFlow (not in the compilation) list none', () => {
+    const unpriced = packages.filter((name) => Object.keys(catalogueOf(name).models).length === 0);
+    expect(unpriced.sort()).toEqual(['lm-studio', 'ollama', 'siliconflow', 'vllm']);
+    for (const name of ['lm-studio', 'ollama', 'vllm']) expect(catalogueOf(name).note).toContain('no list price');
+    expect(catalogueOf('siliconflow').note).toContain("lists none of this provider's models");
+  });
+
   test('every loaded provider adapter declares its package’s file', async () => {
     const gw = await startInProcessGateway();
     try {
