@@ -22,15 +22,16 @@ describe('capText / capBytes', () => {
 });
 
 describe('Ring', () => {
-  test('FIFO; a full ring drops its oldest item', () => {
-    const ring = new Ring<number>(3);
-    expect([1, 2, 3].map((n) => ring.push(n))).toEqual([false, false, false]);
-    expect(ring.push(4)).toBe(true);
+  test('FIFO that grows past its initial capacity (the queue bounds it by bytes)', () => {
+    const ring = new Ring<number>(2);
+    for (const n of [1, 2, 3]) ring.push(n);
     expect(ring.size).toBe(3);
-    expect(ring.take(2)).toEqual([2, 3]);
+    expect(ring.take(2)).toEqual([1, 2]);
+    ring.push(4);
     ring.push(5);
-    ring.push(6);
-    expect(ring.take(10)).toEqual([4, 5, 6]);
+    expect(ring.shift()).toBe(3);
+    expect(ring.take(10)).toEqual([4, 5]);
     expect(ring.size).toBe(0);
+    expect(ring.shift()).toBeUndefined();
   });
 });

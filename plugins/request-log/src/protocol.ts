@@ -1,13 +1,15 @@
 /** Messages between the queue (main thread) and the writer thread (writer.worker.ts). */
 import type { DatabaseConnection } from '@gateway/sdk';
 import type { WirePart } from './wire.ts';
-import type { ErrorInfo, WriterEvent, WriteSettings } from './writer.ts';
+import type { ErrorInfo, ReplayResult, WriterEvent, WriteSettings } from './writer.ts';
 
 export type ToWorker =
   /** First message: open the database (the writer thread's own connection) with `openDatabase` of `module`. */
   | { type: 'init'; connection: DatabaseConnection; module: string; settings: WriteSettings }
   /** One part of batch `id` (see wire.ts); the batch is written when its `last` part arrives (`total`: entries in the batch). */
   | ({ type: 'write'; id: number; last: boolean; total: number } & WirePart)
+  /** Journal records to insert, ignoring rows stored already; answered with `replayed` or `replay-failed`. */
+  | { type: 'replay'; id: number; text: string }
   /** Close the database; answered with `closed`. */
   | { type: 'close' };
 
@@ -23,4 +25,6 @@ export type FromWorker =
   | { type: 'failed'; id: number; error: ErrorInfo }
   /** An error outside any batch (caught in the writer thread, which goes on). */
   | { type: 'error'; error: ErrorInfo }
+  | { type: 'replayed'; id: number; result: ReplayResult }
+  | { type: 'replay-failed'; id: number; error: ErrorInfo }
   | { type: 'closed' };

@@ -150,12 +150,14 @@ for (const dialect of DIALECTS) {
       expect(await database.count(requestLogs, (c) => eq(c.trace_id, 'trace-3'))).toBe(1);
     });
 
-    test('memory is bounded: beyond maxEntries the oldest are dropped and counted', async () => {
+    test('memory is bounded by bytes: with no journal, beyond maxBytes the oldest are dropped and counted', async () => {
       const database = await fresh();
       const logger = testLogger();
-      const queue = new LogQueue(database, { logger, maxEntries: 10, intervalMs: 60_000, batchSize: 100 });
+      // An entry without bodies is estimated at 1 KiB (queued.ts): ten fit.
+      const queue = new LogQueue(database, { logger, maxBytes: 10 * 1024, intervalMs: 60_000, batchSize: 100 });
       for (let i = 0; i < 25; i++) queue.enqueue(testEntry(i));
       expect(queue.size).toBe(10);
+      expect(queue.bytes).toBe(10 * 1024);
       expect(queue.stats.droppedOverflow).toBe(15);
       expect(logger.records.filter((r) => r.level === 'warn')).toHaveLength(1);
       await queue.flush();

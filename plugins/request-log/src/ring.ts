@@ -1,39 +1,47 @@
-/** A bounded FIFO: O(1) push and shift; pushing into a full ring drops the oldest item. */
+/**
+ * A FIFO with O(1) push and shift over a circular buffer that doubles when full. Unbounded by count: the queue
+ * bounds it by bytes (LOG_QUEUE_MAX_BYTES), spilling to the journal or dropping the oldest past that.
+ */
 export class Ring<T> {
-  private readonly items: (T | undefined)[];
+  private items: (T | undefined)[];
   private head = 0;
   private length = 0;
 
-  constructor(readonly capacity: number) {
-    if (!(capacity >= 1)) throw new Error('ring capacity must be at least 1');
-    this.items = new Array<T | undefined>(capacity);
+  constructor(initialCapacity = 1024) {
+    this.items = new Array<T | undefined>(Math.max(1, initialCapacity));
   }
 
   get size(): number {
     return this.length;
   }
 
-  /** Returns true when the oldest item was dropped to make room. */
-  push(item: T): boolean {
-    const dropped = this.length === this.capacity;
-    if (dropped) this.shiftOne();
-    this.items[(this.head + this.length) % this.capacity] = item;
+  push(item: T): void {
+    if (this.length === this.items.length) this.grow();
+    this.items[(this.head + this.length) % this.items.length] = item;
     this.length++;
-    return dropped;
+  }
+
+  /** The oldest item, removed; undefined when empty. */
+  shift(): T | undefined {
+    if (this.length === 0) return undefined;
+    const item = this.items[this.head] as T;
+    this.items[this.head] = undefined;
+    this.head = (this.head + 1) % this.items.length;
+    this.length--;
+    return item;
   }
 
   /** Removes and returns up to `n` of the oldest items. */
   take(n: number): T[] {
     const out: T[] = [];
-    while (out.length < n && this.length > 0) out.push(this.shiftOne());
+    while (out.length < n && this.length > 0) out.push(this.shift() as T);
     return out;
   }
 
-  private shiftOne(): T {
-    const item = this.items[this.head] as T;
-    this.items[this.head] = undefined;
-    this.head = (this.head + 1) % this.capacity;
-    this.length--;
-    return item;
+  private grow(): void {
+    const next = new Array<T | undefined>(this.items.length * 2);
+    for (let i = 0; i < this.length; i++) next[i] = this.items[(this.head + i) % this.items.length];
+    this.items = next;
+    this.head = 0;
   }
 }

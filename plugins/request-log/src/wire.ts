@@ -7,7 +7,7 @@
  * `maxBodyBytes` bytes; non-text bodies (stored as a size note) send no bytes at all. About 1 µs an entry.
  */
 import type { AttemptRecord, JsonObject, TokenUsage } from '@gateway/sdk';
-import type { LogEntry } from './entry.ts';
+import type { QueuedEntry } from './queued.ts';
 import { isTextual } from './row.ts';
 
 /** One entry on the wire, its fields in this order. */
@@ -64,6 +64,8 @@ export interface WirePart {
   bodyLengths: number[];
   /** The byte request bodies of the part, back to back; transferred. */
   pack: Uint8Array | null;
+  /** Each row's id, fixed at enqueue (queued.ts). */
+  ids: string[];
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : v == null ? null : String(v));
@@ -75,7 +77,7 @@ const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
  * stage's body object with a cycle, say) is left out and reported.
  */
 export function toWirePart(
-  batch: readonly LogEntry[],
+  batch: readonly QueuedEntry[],
   from: number,
   to: number,
   maxBodyBytes: number,
@@ -93,12 +95,14 @@ export function toWirePart(
   let offset = 0;
   let rows: WireRow[] = [];
   let responses: (string | null)[] = [];
+  let ids: string[] = [];
   for (let i = from; i < to; i++) {
     if (!include(i)) continue;
     const e = batch[i]!;
     try {
       rows.push(wireRow(e, i));
       responses.push(str(e.responseBody));
+      ids.push(e.rowId);
     } catch (err) {
       onBad(i, err);
     }
@@ -119,6 +123,7 @@ export function toWirePart(
     });
     rows = kept.map((k) => rows[k]!);
     responses = kept.map((k) => responses[k]!);
+    ids = kept.map((k) => ids[k]!);
     json = JSON.stringify(rows);
   }
   const bodyLengths: number[] = [];
@@ -127,9 +132,9 @@ export function toWirePart(
     bodyLengths.push(body === null ? -1 : body.length);
     if (body !== null) bodies.push(body);
   }
-  return { json, bodies: bodies.join(''), bodyLengths, pack };
+  return { json, bodies: bodies.join(''), bodyLengths, pack, ids };
 
-  function wireRow(e: LogEntry, seq: number): WireRow {
+  function wireRow(e: QueuedEntry, seq: number): WireRow {
     const body = e.requestBody;
     let requestBody: JsonObject | string | null = null;
     let bodyOffset = 0;
@@ -188,12 +193,12 @@ export function toWirePart(
 }
 
 /** Back to entries, in the writer thread: each with its position in the batch (`seq`). */
-export function fromWirePart(part: WirePart): { seqs: number[]; entries: LogEntry[] } {
+export function fromWirePart(part: WirePart): { seqs: number[]; entries: QueuedEntry[] } {
   const rows = JSON.parse(part.json) as WireRow[];
   const { pack, bodies, bodyLengths } = part;
   let at = 0;
   const seqs: number[] = [];
-  const entries = rows.map((w, i): LogEntry => {
+  const entries = rows.map((w, i): QueuedEntry => {
     const length = bodyLengths[i] ?? -1;
     const responseBody = length < 0 ? null : bodies.slice(at, (at += length));
     const [seq, traceId, spanId, parentSpanId, spanName, organisationId, workspaceId, apiKeyId, provider, model, endpoint, method, path] = w;
@@ -242,6 +247,7 @@ export function fromWirePart(part: WirePart): { seqs: number[]; entries: LogEntr
       errorCode,
       errorMessage,
       createdAt,
+      rowId: part.ids[i] ?? Bun.randomUUIDv7(),
     };
   });
   return { seqs, entries };

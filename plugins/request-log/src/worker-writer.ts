@@ -5,10 +5,18 @@
  * second death, or when it cannot open the database, batches are written on the main thread (the fallback writer).
  */
 import type { DatabaseConnection, Logger } from '@gateway/sdk';
-import type { LogEntry } from './entry.ts';
 import type { FromWorker, ToWorker } from './protocol.ts';
+import type { QueuedEntry } from './queued.ts';
 import { toWirePart, type WirePart } from './wire.ts';
-import { reason, yieldToEventLoop, type BatchWriter, type ErrorInfo, type WriterEvent, type WriteSettings } from './writer.ts';
+import {
+  reason,
+  yieldToEventLoop,
+  type BatchWriter,
+  type ErrorInfo,
+  type ReplayResult,
+  type WriterEvent,
+  type WriteSettings,
+} from './writer.ts';
 
 /** The database the thread opens (the same database as the `database` service's), and how. */
 export interface WorkerTarget extends DatabaseConnection {
@@ -32,7 +40,7 @@ export type WriterMode = 'worker' | 'main-thread' | 'closed';
 interface Job {
   id: number;
   /** The entries as enqueued (kept: resending or handing over needs them; the posted bytes were transferred). */
-  batch: LogEntry[];
+  batch: QueuedEntry[];
   emit: (event: WriterEvent) => void;
   resolve: () => void;
   /** Position of the first entry not yet stored (from the thread's events). */
@@ -52,6 +60,8 @@ export class WorkerWriter implements BatchWriter {
   private current: 'worker' | 'main-thread' = 'worker';
   private closing: Promise<void> | undefined;
   private readonly jobs = new Map<number, Job>();
+  /** Replays in flight, by id. */
+  private readonly replays = new Map<number, { resolve: (r: ReplayResult) => void; reject: (e: Error) => void }>();
   /** Completions of the batches handed to `write` and not finished yet (whichever writer finishes them). */
   private readonly pending = new Set<Promise<void>>();
   private nextId = 1;
@@ -79,7 +89,22 @@ export class WorkerWriter implements BatchWriter {
     return this.worker !== undefined;
   }
 
-  write(batch: LogEntry[], emit: (event: WriterEvent) => void): Promise<void> {
+  /**
+   * Journal records, inserted by the thread (ignoring rows stored already). Not resent if the thread dies: the
+   * journal keeps them, and the queue replays them again.
+   */
+  replay(text: string): Promise<ReplayResult> {
+    const worker = this.worker;
+    if (this.current !== 'worker' || !worker || this.closing) return this.fallback.replay(text);
+    return new Promise<ReplayResult>((resolve, reject) => {
+      const id = this.nextId++;
+      this.replays.set(id, { resolve, reject });
+      this.updateRef();
+      this.send(worker, { type: 'replay', id, text });
+    });
+  }
+
+  write(batch: QueuedEntry[], emit: (event: WriterEvent) => void): Promise<void> {
     if (this.current !== 'worker' || !this.worker || this.closing) return this.fallback.write(batch, emit);
     const done = new Promise<void>((resolve) => {
       const job: Job = { id: this.nextId++, batch, emit, resolve, next: 0, bad: new Set(), resent: false, sends: 0 };
@@ -204,7 +229,7 @@ export class WorkerWriter implements BatchWriter {
         const event = message.event;
         if (event.kind === 'written') job.next = Math.max(job.next, event.next);
         else if (event.kind === 'bad-entry') job.bad.add(event.index);
-        else if (event.kind === 'dropped' || event.kind === 'lost') job.next = job.batch.length;
+        else if (event.kind === 'unwritten' || event.kind === 'lost') job.next = job.batch.length;
         job.emit(event);
         return;
       }
@@ -214,6 +239,15 @@ export class WorkerWriter implements BatchWriter {
         if (!job) return;
         if (message.type === 'failed') this.lose(job, undefined, message.error);
         else this.finish(job);
+        return;
+      }
+      case 'replayed':
+      case 'replay-failed': {
+        const replay = this.replays.get(message.id);
+        this.replays.delete(message.id);
+        this.updateRef();
+        if (message.type === 'replayed') replay?.resolve(message.result);
+        else replay?.reject(Object.assign(new Error(message.error.message), { code: message.error.code }));
         return;
       }
       case 'error':
@@ -266,6 +300,9 @@ export class WorkerWriter implements BatchWriter {
   private takeJobs(): Job[] {
     const jobs = [...this.jobs.values()];
     this.jobs.clear();
+    // Replays in flight fail: their records stay in the journal and are replayed again.
+    for (const replay of this.replays.values()) replay.reject(new Error('the request log writer thread stopped'));
+    this.replays.clear();
     this.updateRef();
     return jobs;
   }
@@ -301,7 +338,7 @@ export class WorkerWriter implements BatchWriter {
   /** The thread keeps the process alive only while a batch is in flight (a pending flush must not be cut short). */
   private updateRef(): void {
     if (!this.worker) return;
-    if (this.jobs.size > 0 || this.closing) this.worker.ref();
+    if (this.jobs.size > 0 || this.replays.size > 0 || this.closing) this.worker.ref();
     else this.worker.unref();
   }
 }

@@ -5,7 +5,8 @@
  * what happened as events, which the queue turns into its stats and log lines.
  */
 import type { DatabaseHelpers } from '@gateway/sdk';
-import type { LogEntry } from './entry.ts';
+import { decodeRecords } from './journal-record.ts';
+import type { QueuedEntry } from './queued.ts';
 import { toRow, type RequestLogRow } from './row.ts';
 import { requestLogs } from './table.ts';
 
@@ -28,8 +29,11 @@ export type WriterEvent =
   | { kind: 'written'; rows: number; next: number; statement: boolean }
   /** An insert failed; it is tried once more after the retry delay. */
   | { kind: 'retry'; error: ErrorInfo; entries: number }
-  /** An insert failed twice: these rows (the rest of the batch) are dropped. */
-  | { kind: 'dropped'; error: ErrorInfo; dropped: number }
+  /**
+   * An insert failed twice: the entries from position `from` of the batch on (less those reported bad) are not
+   * stored; `entries` of them. The queue journals them (or, without a journal, counts them as dropped).
+   */
+  | { kind: 'unwritten'; error: ErrorInfo; from: number; entries: number }
   /** An entry that could not be turned into a row (index in the batch). */
   | { kind: 'bad-entry'; error: ErrorInfo; traceId: string; index: number }
   /** Entries lost to a writer failure (a bug, or a writer thread that died twice). */
@@ -51,11 +55,14 @@ export interface WriteOptions extends WriteSettings {
   pause?: () => Promise<void>;
 }
 
-export type InsertRows = (rows: RequestLogRow[]) => Promise<unknown>;
+/** `ignoreDuplicates`: rows whose id is stored already are skipped (replay). */
+export type InsertRows = (rows: RequestLogRow[], ignoreDuplicates?: boolean) => Promise<unknown>;
 
 /** Writes one batch; reports through `emit`, never throws for a database error. */
 export interface BatchWriter {
-  write(batch: LogEntry[], emit: (event: WriterEvent) => void): Promise<void>;
+  write(batch: QueuedEntry[], emit: (event: WriterEvent) => void): Promise<void>;
+  /** Inserts journal records (ignoring rows stored already); throws when they could not all be stored. */
+  replay(text: string): Promise<ReplayResult>;
   close(): Promise<void>;
 }
 
@@ -80,7 +87,7 @@ export function statementRanges(rows: readonly RequestLogRow[], maxStatementByte
 }
 
 export async function writeEntries(
-  entries: readonly LogEntry[],
+  entries: readonly QueuedEntry[],
   insert: InsertRows,
   o: WriteOptions,
   emit: (event: WriterEvent) => void,
@@ -92,7 +99,9 @@ export async function writeEntries(
     if (o.pause && i > 0 && i % o.rowsPerWrite === 0) await o.pause();
     const entry = entries[i]!;
     try {
-      rows.push(toRow(entry, o.maxBodyBytes));
+      const row = toRow(entry, o.maxBodyBytes);
+      row.id = entry.rowId;
+      rows.push(row);
       from.push(i);
     } catch (err) {
       emit({ kind: 'bad-entry', error: reason(err), traceId: String(entry?.traceId ?? '').slice(0, 128), index: i });
@@ -113,7 +122,7 @@ export async function writeEntries(
         } catch (err) {
           if (attempt >= 2) {
             // The database is most likely down or the table broken: the rest of the batch would fail the same way.
-            emit({ kind: 'dropped', error: reason(err), dropped: rows.length - p });
+            emit({ kind: 'unwritten', error: reason(err), from: nextEntry(p), entries: rows.length - p });
             return;
           }
           emit({ kind: 'retry', error: reason(err), entries: part.length });
@@ -123,6 +132,23 @@ export async function writeEntries(
       emit({ kind: 'written', rows: q - p, next: nextEntry(q), statement: q === end });
     }
   }
+}
+
+export interface ReplayResult {
+  /** Rows inserted or found stored already. */
+  rows: number;
+  /** Records skipped: their checksum or JSON was wrong. */
+  corrupt: number;
+}
+
+/** Journal records into the table, `rowsPerWrite` rows per insert, ignoring rows stored already. */
+export async function replayText(text: string, insert: InsertRows, o: WriteOptions): Promise<ReplayResult> {
+  const { rows, corrupt } = decodeRecords(text);
+  for (let p = 0; p < rows.length; p += o.rowsPerWrite) {
+    if (p > 0 && o.pause) await o.pause();
+    await insert(rows.slice(p, p + o.rowsPerWrite), true);
+  }
+  return { rows: rows.length, corrupt };
 }
 
 /** Lets timers and I/O run (the main thread's requests) before the next part. */
@@ -135,8 +161,12 @@ export class InThreadWriter implements BatchWriter {
     private readonly o: WriteOptions,
   ) {}
 
-  write(batch: LogEntry[], emit: (event: WriterEvent) => void): Promise<void> {
+  write(batch: QueuedEntry[], emit: (event: WriterEvent) => void): Promise<void> {
     return writeEntries(batch, (rows) => this.database.insert(requestLogs, rows), this.o, emit);
+  }
+
+  replay(text: string): Promise<ReplayResult> {
+    return replayText(text, (rows, ignoreDuplicates) => this.database.insert(requestLogs, rows, { ignoreDuplicates }), this.o);
   }
 
   async close(): Promise<void> {}

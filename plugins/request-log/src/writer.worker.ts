@@ -7,8 +7,8 @@ import type { Database, DatabaseConnection } from '@gateway/sdk';
 import type { FromWorker, ToWorker } from './protocol.ts';
 import { requestLogs } from './table.ts';
 import { fromWirePart } from './wire.ts';
-import { reason, writeEntries, type WriterEvent, type WriteSettings } from './writer.ts';
-import type { LogEntry } from './entry.ts';
+import { reason, replayText, writeEntries, type WriterEvent, type WriteSettings } from './writer.ts';
+import type { QueuedEntry } from './queued.ts';
 import { lowerThreadPriority } from './low-priority.ts';
 
 declare var self: Worker;
@@ -21,7 +21,7 @@ const send = (message: FromWorker) => self.postMessage(message);
 let database: Database | undefined;
 let settings: WriteSettings | undefined;
 /** Parts received of the batch being assembled. */
-const assembling = new Map<number, { entries: LogEntry[]; seqs: number[] }>();
+const assembling = new Map<number, { entries: QueuedEntry[]; seqs: number[] }>();
 let chain: Promise<void> = Promise.resolve();
 
 // Installed before anything is awaited, so that no message posted during start-up is missed.
@@ -49,6 +49,20 @@ async function handle(message: ToWorker): Promise<void> {
       return;
     case 'write':
       return write(message);
+    case 'replay': {
+      const db = database;
+      if (!db || !settings) {
+        send({ type: 'replay-failed', id: message.id, error: { message: 'the request log writer thread has no database' } });
+        return;
+      }
+      try {
+        const result = await replayText(message.text, (rows, ignoreDuplicates) => db.insert(requestLogs, rows, { ignoreDuplicates }), settings);
+        send({ type: 'replayed', id: message.id, result });
+      } catch (err) {
+        send({ type: 'replay-failed', id: message.id, error: reason(err) });
+      }
+      return;
+    }
     case 'close':
       try {
         await database?.close();
