@@ -52,6 +52,8 @@ export interface World {
   shared<T>(name: string, make: () => Promise<T>): Promise<T>;
   /** A name no other fixture uses: `prefix-n`. */
   unique(prefix: string): string;
+  /** Runs `fn` when the world closes, before the gateway stops (a fixture's own server). */
+  cleanup(fn: () => Promise<unknown>): void;
   close(): Promise<void>;
 }
 
@@ -162,6 +164,7 @@ async function populate(dialect: E2EDialect, gateway: Gateway, db: E2EDatabase):
   );
 
   const memo = new Map<string, Promise<unknown>>();
+  const cleanups: (() => Promise<unknown>)[] = [];
   let counter = 0;
   return {
     dialect,
@@ -180,7 +183,9 @@ async function populate(dialect: E2EDialect, gateway: Gateway, db: E2EDatabase):
       return value;
     },
     unique: (prefix) => `${prefix}-${++counter}`,
+    cleanup: (fn) => void cleanups.push(fn),
     async close() {
+      for (const fn of cleanups.splice(0)) await fn().catch(() => {});
       await gateway.close();
       await db.drop();
     },
