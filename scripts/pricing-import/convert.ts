@@ -33,7 +33,14 @@ const price = (entry: Record<string, unknown>, field: string): number | undefine
 };
 
 /**
- * The prices of one entry, or undefined when it has none we can use (no per-token input price). `mode` embedding:
+ * LiteLLM writes 0 both for a free model and for a price it does not know (its `ollama` entries, `openrouter/auto`,
+ * whose price is the routed model's): an entry priced 0 throughout is left out, so its calls cost null (unknown)
+ * rather than a 0 that may be false. A free model can be given its 0 prices by an integration.
+ */
+const allZero = (prices: ModelPrices) => Object.values(prices).every((v) => v === 0);
+
+/**
+ * The prices of one entry, or undefined when it has none we can use (no per-token input price, or all zero). `mode` embedding:
  * the input price is the `embedding` kind's. `searchFee`: the default (low) search context fee as `per_request`
  * (Perplexity's Sonar models charge it on every request; elsewhere LiteLLM's field prices a web-search tool call,
  * which is not charged on every request).
@@ -42,7 +49,7 @@ export function pricesOf(entry: Record<string, unknown>, options: { searchFee: b
   const out: Mutable<ModelPrices> = {};
   if (entry.mode === 'embedding') {
     const input = price(entry, 'input_cost_per_token');
-    if (input === undefined) return undefined;
+    if (input === undefined || input === 0) return undefined;
     out.embedding = perMillion(input);
     return out;
   }
@@ -60,7 +67,7 @@ export function pricesOf(entry: Record<string, unknown>, options: { searchFee: b
   const search = entry.search_context_cost_per_query as Record<string, unknown> | undefined;
   const searchLow = options.searchFee && search && typeof search === 'object' ? price(search, 'search_context_size_low') : undefined;
   if (perRequest !== undefined || searchLow !== undefined) out.per_request = Number(((perRequest ?? 0) + (searchLow ?? 0)).toPrecision(12));
-  return ordered(out);
+  return allZero(out) ? undefined : ordered(out);
 }
 
 /** The kinds in TOKEN_KINDS order, then per_request: the same prices always print the same. */

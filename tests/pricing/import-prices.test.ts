@@ -1,6 +1,7 @@
 // scripts/import-prices.ts on a small LiteLLM-format fixture: the files it writes are the expected ones byte for byte
 // (reviewed by hand: prefixes stripped, Bedrock region/commitment variants and Azure's regional ones left out, a
-// dated id priced like its base left out, size bands and image/transcription modes left out, Perplexity's request fee,
+// dated id priced like its base left out, an entry priced 0 throughout left out (LiteLLM's 0 may mean unknown), size
+// bands and image/transcription modes left out, Perplexity's request fee,
 // Vertex ids as the adapter takes them, a conflict settled by the mapping's order), a second run gives the same bytes,
 // and merging keeps a file's hand-verified prices kind by kind. Bad arguments write nothing.
 
