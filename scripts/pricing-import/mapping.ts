@@ -65,7 +65,7 @@ export const PACKAGES: Readonly<Record<string, PackageFeeds>> = {
   'azure-openai': {
     source: 'https://azure.microsoft.com/en-us/pricing/details/cognitive-services/openai-service/',
     feeds: [feed('azure', plain)],
-    rule: "Global deployment prices: LiteLLM's regional (eu/, us/) Data Zone variants are left out. Azure AI Foundry models (LiteLLM's azure_ai) are another service and are not here.",
+    rule: "Global deployment prices: LiteLLM's regional (eu/, us/) Data Zone variants are left out. A call is priced by the model it names: a deployment alias named otherwise costs null unless its integration model carries prices. Azure AI Foundry models (LiteLLM's azure_ai) are another service and are not here.",
   },
   bedrock: {
     source: 'https://aws.amazon.com/bedrock/pricing/',
