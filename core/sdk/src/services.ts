@@ -159,6 +159,14 @@ export interface WorkspaceCacheSettings {
   embeddingsConfig(workspaceId: string): string | undefined;
 }
 
+/** The request log's state (plugins/request-log), shown by GET /metrics and GET /health. Cheap: read from memory. */
+export interface RequestLogStatus {
+  /** Prometheus text exposition (HELP and TYPE lines included), appended to GET /metrics. */
+  metrics(): string;
+  /** `degraded` while rows are journaled instead of written, replayed, or dropped; GET /health shows it then. */
+  health(): { status: 'ok' | 'degraded'; reasons: string[] } & Record<string, unknown>;
+}
+
 /** The services of the contract: provided by the host, or by a plugin and read by the core or by several plugins. */
 export const Services = {
   // ---- provided by the host, before any plugin is set up
@@ -189,6 +197,7 @@ export const Services = {
   storedAccess: defineService<StoredAccess>('storedAccess'),
   savedConfigs: defineService<SavedConfigResolver>('savedConfigs'),
   savedGuardrails: defineService<SavedGuardrailResolver>('savedGuardrails'),
+  requestLogStatus: defineService<RequestLogStatus>('requestLogStatus'),
 
   // ---- provided by a plugin, read by plugins that work without it
   apiKeyScopes: defineService<ScopeRegistry>('apiKeyScopes'),

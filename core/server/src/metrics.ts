@@ -108,11 +108,12 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
  * series name every provider, endpoint and status the gateway serves. Compared in constant time, over digests so
  * that not even the token's length shows. Without a token the endpoint stays open (local use).
  */
-export function metricsEndpoint(metrics: Metrics, token: string | undefined): (request: Request) => Response {
+export function metricsEndpoint(metrics: Metrics, token: string | undefined, more?: () => string): (request: Request) => Response {
   const expected = token === undefined ? undefined : digest(`Bearer ${token}`);
   return (request) => {
     if (expected && !timingSafeEqual(digest(request.headers.get('authorization') ?? ''), expected))
       return Errors.unauthorized('GET /metrics needs Authorization: Bearer <METRICS_TOKEN>').toResponse({ 'www-authenticate': 'Bearer' });
-    return new Response(metrics.render(), { headers: { 'content-type': 'text/plain; version=0.0.4' } });
+    // `more`: series a plugin keeps (the request log's queue and journal), in the same exposition.
+    return new Response(more ? metrics.render() + more() : metrics.render(), { headers: { 'content-type': 'text/plain; version=0.0.4' } });
   };
 }
