@@ -28,7 +28,6 @@ const PROXY_ENDPOINT_TYPES: ReadonlyMap<string, string> = new Map([
   ['/audio/transcriptions', 'createTranscription'],
   ['/audio/translations', 'createTranslation'],
   ['/responses', 'createModelResponse'],
-  ['/messages', 'messages'],
   ['/rerank', 'rerank'],
   ['/batches', 'createBatch'],
   ['/files', 'uploadFile'],
@@ -37,7 +36,7 @@ const PROXY_ENDPOINT_TYPES: ReadonlyMap<string, string> = new Map([
 
 /** Every endpoint type a condition may name (docs/admin/policies.md). */
 export const ENDPOINT_TYPES: readonly string[] = [
-  ...(['chatComplete', 'complete', 'embed', 'moderate', 'listModels', 'proxy'] satisfies EndpointKind[]),
+  ...(['chatComplete', 'complete', 'embed', 'moderate', 'messages', 'countTokens', 'listModels', 'proxy'] satisfies EndpointKind[]),
   ...new Set(PROXY_ENDPOINT_TYPES.values()),
 ];
 

@@ -1,7 +1,8 @@
 /**
  * `default.allowedRequestTypes` {allowedTypes?, blockedTypes?}: which kinds of endpoint a request may use. Types are
- * the gateway's endpoint kinds: `chatComplete`, `complete`, `embed`, `moderate`, `listModels`, `proxy` (every other
- * provider path). Each list is an array or a comma-separated string.
+ * the gateway's endpoint kinds: `chatComplete`, `complete`, `embed`, `moderate`, `messages` and `countTokens`
+ * (Anthropic's /v1/messages and its token count, `proxy` before), `listModels`, `proxy` (every other provider path).
+ * Each list is an array or a comma-separated string.
  *
  * - only allowedTypes: the request's type must be listed;
  * - only blockedTypes: it must not be listed;
@@ -13,7 +14,7 @@ import type { EndpointKind } from '@gateway/sdk';
 import { Type } from '@sinclair/typebox';
 import { defineCheck } from '../check.ts';
 
-export const REQUEST_TYPES: readonly EndpointKind[] = ['chatComplete', 'complete', 'embed', 'moderate', 'listModels', 'proxy'];
+export const REQUEST_TYPES: readonly EndpointKind[] = ['chatComplete', 'complete', 'embed', 'moderate', 'messages', 'countTokens', 'listModels', 'proxy'];
 
 const TypeList = Type.Union([Type.Array(Type.String({ minLength: 1 })), Type.String()]);
 
