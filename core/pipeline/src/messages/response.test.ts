@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test';
+import type { JsonObject } from '@gateway/sdk';
 import { anthropicErrorBody, anthropicErrorType } from './errors.ts';
 import { estimateInputTokens, IMAGE_TOKENS } from './count.ts';
 import { chatToMessages, messagesUsageOf, stopReasonOf } from './response.ts';
@@ -106,7 +107,7 @@ describe('errors', () => {
 describe('count_tokens estimate', () => {
   test('a quarter of the characters read, and a fixed count per image', () => {
     const tools = [{ name: 'get_weather', input_schema: { type: 'object' } }];
-    const body = {
+    const body: JsonObject = {
       model: 'm',
       system: 'abcd', // 4
       messages: [
