@@ -7,7 +7,8 @@
  * Native signals: JSON mode is the forced `json_response` tool (`tool_choice: {type: "tool", name: "json_response"}`
  * with that tool offered), answered as a call of that tool whose input is the JSON. Cached input: every answer
  * reports `cache_read_input_tokens: 2` (and `input_tokens` = the protocol's count less those 2). A request with
- * `thinking` enabled gets a thinking block (with a signature) before the answer.
+ * `thinking` enabled gets a thinking block (with a signature) before the answer. POST /v1/messages/count_tokens
+ * answers `{"input_tokens": <the protocol's count>}`.
  */
 import { ERROR_MESSAGE } from '../../conformance/protocol.ts';
 import { answer, type NeutralAnswer, type NeutralRequest, pieces } from '../../conformance/protocol-answer.ts';
@@ -304,6 +305,15 @@ export function streamEvents(id: string, model: string, blocks: Block[], stopRea
   return out;
 }
 
+/** POST /v1/messages/count_tokens: `{"input_tokens": n}`, n the protocol's input count (no answer is made). */
+function countTokens(recorded: RecordedRequest): Response {
+  const body = parseJson(recorded.body)?.value;
+  if (!isObj(body) || typeof body.model !== 'string' || !Array.isArray(body.messages))
+    return anthropicError(400, 'invalid_request_error', 'model and messages are required');
+  const result = answer(neutralRequest(body));
+  return Response.json({ input_tokens: result.kind === 'error' ? 0 : result.inputTokens });
+}
+
 async function handle(request: Request, recorded: RecordedRequest, opts: ServerOptions): Promise<Response> {
   const url = new URL(request.url);
   if (!request.headers.get('x-api-key')) return anthropicError(401, 'authentication_error', 'x-api-key header is required');
@@ -314,6 +324,7 @@ async function handle(request: Request, recorded: RecordedRequest, opts: ServerO
   if (request.method === 'GET' && url.pathname === '/v1/models') {
     return Response.json({ data: MODELS, has_more: false, first_id: MODELS[0]?.id, last_id: MODELS[MODELS.length - 1]?.id });
   }
+  if (request.method === 'POST' && url.pathname === '/v1/messages/count_tokens') return countTokens(recorded);
   if (url.pathname !== '/v1/messages') return anthropicError(404, 'not_found_error', `Not found: ${request.method} ${url.pathname}`);
   if (request.method !== 'POST') return anthropicError(405, 'invalid_request_error', `Method ${request.method} not allowed`);
   if (!(request.headers.get('content-type') ?? '').includes('application/json')) return anthropicError(400, 'invalid_request_error', 'content-type must be application/json');
