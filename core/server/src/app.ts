@@ -10,6 +10,9 @@ import { type AnyElysia, Elysia } from 'elysia';
 import { readSettings, type Settings } from './env.ts';
 import { handleGatewayCall, type HandlerDeps } from './gateway-handler.ts';
 import { createLogger, redactSecretFields } from './logger.ts';
+import { logDestination } from './log-format.ts';
+import { withCors } from './cors.ts';
+import { assertDatabaseReachable, loadProblems, Readiness } from './readiness.ts';
 import { Metrics, metricsEndpoint } from './metrics.ts';
 import { internalCalls } from './internal-calls.ts';
 import { makeProviderResolver } from './resolve.ts';
@@ -33,6 +36,8 @@ export interface Gateway {
   state: StateStore;
   logger: Logger;
   metrics: Metrics;
+  /** GET /health/ready's checks; `problems` (plugins that did not load, no authenticator) keep the process from starting. */
+  readiness: Readiness;
   /** A service the host or a plugin provides; throws, naming it, when none does (tests, tools). */
   service<T>(token: ServiceToken<T>): T;
   /** Handles one request in-process (tests). */
@@ -65,9 +70,10 @@ export function splitUrl(url: string): { pathname: string; search: string } {
 export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway> {
   const env = opts.env ?? process.env;
   const settings = readSettings(env);
-  const logger = opts.logger ?? createLogger(settings.logLevel);
-  const state = createStateStore(settings.redisUrl);
+  const logger = opts.logger ?? createLogger(settings.logLevel, logDestination(settings.logFormat));
   const database = await createDatabase(settings.databaseUrl, { reader: settings.reader, hadr: settings.hadrMode, logger });
+  await assertDatabaseReachable(database, settings.databaseUrl);
+  const state = createStateStore(settings.redisUrl);
   const hostGuard = new HostGuard(settings.trustedCustomHosts, opts.resolve);
   const plugins = await loadPlugins({
     roots: opts.roots ?? [PROJECT_ROOT],
@@ -130,6 +136,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   // Calls plugins make through this pipeline (the response cache's embeddings target), looked up in their onReady.
   registry.provide(Services.gatewayCalls, internalCalls(pipeline));
   const authenticator = registry.optional(Services.apiKeyVerifier);
+  const readiness = new Readiness(database, loadProblems(plugins, authenticator !== undefined));
   const deps: HandlerDeps = { pipeline, authenticator, metrics, logger, maxBodyBytes: settings.maxRequestBodyBytes };
 
   const gatewayCall = (request: Request) => {
@@ -149,6 +156,9 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     })
     // HADR mode with the writer down: still 200 (gateway traffic flows), `degraded` with the reason.
     .get('/health', () => Response.json(database.health()))
+    // For orchestrators: live while the process serves; ready while it can serve (readiness.ts).
+    .get('/health/live', () => Response.json({ status: 'live' }))
+    .get('/health/ready', () => readiness.respond())
     .get('/metrics', ({ request }) => serveMetrics(request));
 
   const adminDeps: AdminDeps = {
@@ -208,17 +218,19 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     state,
     logger,
     metrics,
+    readiness,
     service: (token) => registry.service(token),
     // The four first-class routes (nearly all traffic) go straight to the gateway call; everything else through
     // Elysia's router. Saves Elysia's per-request context on the hot path (~0.7 µs of ~17).
-    handle: (request) => {
+    // CORS_ALLOWED_ORIGINS unset: no CORS wrapper at all.
+    handle: withCors((request) => {
       if (request.method === 'POST') {
         const { pathname, search } = splitUrl(request.url);
         const endpoint = FIRST_CLASS[pathname];
         if (endpoint) return handleGatewayCall(request, endpoint, pathname.slice(3), search, deps);
       }
       return app.handle(request);
-    },
+    }, settings.corsOrigins),
     close,
   };
 }
