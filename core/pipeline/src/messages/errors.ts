@@ -39,8 +39,12 @@ export function isAnthropicError(body: unknown): boolean {
   return isObject(body) && body.type === 'error' && isObject(body.error);
 }
 
-/** The Anthropic error body for a gateway (INTERFACE.md) or OpenAI-shaped error body; undefined for anything else. */
+/**
+ * The Anthropic error body for a gateway (INTERFACE.md) or OpenAI-shaped error body; undefined for anything else. The
+ * gateway's extra top-level properties (`provider`, `hook_results`) stay beside it, as Anthropic's `request_id` does.
+ */
 export function anthropicErrorBody(body: unknown, status: number): JsonObject | undefined {
   if (!isObject(body) || !isObject(body.error)) return undefined;
-  return { type: 'error', error: anthropicErrorOf(body.error, status) };
+  const { error, type: _type, ...extra } = body;
+  return { type: 'error', error: anthropicErrorOf(error, status), ...extra };
 }

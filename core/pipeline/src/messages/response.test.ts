@@ -88,6 +88,11 @@ describe('errors', () => {
       type: 'error',
       error: { type: 'rate_limit_error', message: 'Slow down' },
     });
+    expect(anthropicErrorBody({ error: { message: 'Upstream said no', type: 'server_error' }, provider: 'google' }, 502)).toEqual({
+      type: 'error',
+      error: { type: 'api_error', message: 'Upstream said no' },
+      provider: 'google',
+    });
     expect(anthropicErrorBody({ message: 'not an error body' }, 500)).toBeUndefined();
     expect([400, 403, 404, 413, 500, 502, 503, 504, 529, 422].map(anthropicErrorType)).toEqual([
       'invalid_request_error',
