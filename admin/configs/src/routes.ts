@@ -23,6 +23,7 @@ import {
 } from '@gateway/admin-kit';
 import { type AdminRequest, type AdminRoute, and, asc, type ConfigValidator, type Database, desc, eq, Errors, inArray, type JsonObject, type SQL, type Where } from '@gateway/sdk';
 import { Type } from '@sinclair/typebox';
+import { modelAliases } from './alias-table.ts';
 import { type ConfigRow, presentConfig, presentVersion } from './present.ts';
 import type { ConfigStore } from './store.ts';
 import { configSecretsAt, savedConfigs, savedConfigVersions, versionSecretsAt } from './tables.ts';
@@ -281,6 +282,9 @@ export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
     async handle(req) {
       const row = await lookup(req);
       await requireWorkspaceRole(req.principal, row.workspace_id, 'manager', NOT_FOUND);
+      // A model alias naming the config would route its calls nowhere.
+      const [alias] = await database.select(modelAliases, { where: (c) => eq(c.config_id, row.id), limit: 1, fresh: true });
+      if (alias) throw Errors.conflict(`The model alias ${JSON.stringify(alias.alias)} names this config; delete or change it first`);
       await database.transaction(async (tx) => {
         await tx.delete(savedConfigVersions, (c) => eq(c.config_id, row.id));
         await tx.delete(savedConfigs, (c) => eq(c.id, row.id));

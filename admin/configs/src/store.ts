@@ -9,7 +9,7 @@
  */
 import type { SavedGuardrailStore } from '@gateway/admin-guardrails';
 import { joinSecrets, openSecrets, reindex, type SecretBox, type StoredIndex, StoredSnapshot } from '@gateway/admin-kit';
-import { type Caller, type Database, Errors, type GatewayConfig, type Logger, type SavedConfigResolver, type StateStore } from '@gateway/sdk';
+import { type Caller, type Database, Errors, type GatewayConfig, type Logger, type ModelRoute, type SavedConfigResolver, type StateStore } from '@gateway/sdk';
 import { GUARDRAIL_LISTS, stringEntries } from './refs.ts';
 import type { ConfigRow } from './present.ts';
 import { configSecretsAt, savedConfigs } from './tables.ts';
@@ -51,6 +51,8 @@ export interface ConfigStoreOptions {
 export class ConfigStore {
   private readonly snapshot: StoredSnapshot<ConfigSet>;
   private last: ConfigSet | undefined;
+  /** Each workspace's default config (`is_default`), as the route a call that names none takes. */
+  private defaults = new Map<string, ModelRoute>();
 
   constructor(private readonly o: ConfigStoreOptions) {
     this.snapshot = new StoredSnapshot({ name: 'saved-configs', state: o.state, load: () => this.load(), logger: o.logger, refreshMs: o.refreshMs });
@@ -59,6 +61,13 @@ export class ConfigStore {
   /** Rows unchanged since the last load keep their entries (and so their config objects). */
   private async load(): Promise<ConfigSet> {
     const rows = await this.o.database.select(savedConfigs, { fresh: true });
+    const defaults = new Map<string, ModelRoute>();
+    for (const row of rows) {
+      if (!row.is_default) continue;
+      const before = this.defaults.get(row.workspace_id);
+      defaults.set(row.workspace_id, before?.savedConfig === row.id ? before : Object.freeze({ savedConfig: row.id }));
+    }
+    this.defaults = defaults;
     this.last = reindex(rows, this.last, {
       slugKey: (row) => `${row.workspace_id}\n${row.slug}`,
       build: (row, stamp): ConfigEntry => {
@@ -104,6 +113,11 @@ export class ConfigStore {
     return this.snapshot.changed();
   }
 
+  /** The default config of a workspace, as a route (service `modelRouting`); from memory. */
+  defaultRoute(workspaceId: string): ModelRoute | undefined {
+    return this.defaults.get(workspaceId);
+  }
+
   /** Completed reloads (tests wait on it). */
   get version(): number {
     return this.snapshot.version;
@@ -129,6 +143,7 @@ export class ConfigStore {
     if (entry.built === undefined || entry.builtFor !== generation) {
       entry.built = withGuardrails(entry, config, guardrails);
       entry.builtFor = generation;
+      markSavedConfig(entry.built, entry.id);
     }
     return entry.built;
   };

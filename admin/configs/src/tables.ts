@@ -1,5 +1,6 @@
 import type { SealedAt } from '@gateway/admin-kit';
 import { col, defineTable, type JsonObject, type Migration } from '@gateway/sdk';
+import { modelAliases } from './alias-table.ts';
 
 /** A saved config: its current version is copied here, so that the hot path loads one table. */
 export const savedConfigs = defineTable(
@@ -43,7 +44,10 @@ export const savedConfigVersions = defineTable(
   { indexes: [{ columns: ['config_id', 'version'], unique: true }] },
 );
 
-export const configMigrations: Migration[] = [{ id: 'configs/0001-saved-configs', tables: [savedConfigs, savedConfigVersions] }];
+export const configMigrations: Migration[] = [
+  { id: 'configs/0001-saved-configs', tables: [savedConfigs, savedConfigVersions] },
+  { id: 'configs/0002-model-aliases', tables: [modelAliases] },
+];
 
 /** Where a row's sealed secrets are bound (crypto.ts): they open only in the row and column they were sealed for. */
 export const configSecretsAt = (id: string): SealedAt => ({ table: savedConfigs.name, id, field: 'secrets' });

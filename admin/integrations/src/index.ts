@@ -3,7 +3,7 @@
  * service `storedAccess` through which the server resolves `@slug` providers and virtual keys from memory.
  */
 import { AdminServices, declaredFields, type LimitServices, rebindSealed, secretBoxFromEnv, type SecuritySettingsService, StoredSnapshot } from '@gateway/admin-kit';
-import { definePlugin, Services } from '@gateway/sdk';
+import { definePlugin, type ModelRouting, RoutingServices, Services } from '@gateway/sdk';
 import { type Ctx, notReady } from './context.ts';
 import { type IntegrationFields, integrationFields } from './credentials.ts';
 import { integrationModelRoutes } from './routes/integration-models.ts';
@@ -49,10 +49,12 @@ export default definePlugin({
     // target fields, so what an integration may hold is known and its bodies are compiled, once.
     let security: SecuritySettingsService | undefined;
     let limits: LimitServices = {};
+    let routing: ModelRouting | undefined;
     let fields: IntegrationFields | undefined;
     const whenReady: ((fields: IntegrationFields) => void)[] = [];
     api.onReady(() => {
       security = api.optional(AdminServices.securitySettings);
+      routing = api.optional(RoutingServices.modelRouting);
       limits = { usage_limits: api.optional(AdminServices.usageLimits), rate_limits: api.optional(AdminServices.rateLimits) };
       const ready = integrationFields(declaredFields(adapters.values()));
       for (const fn of whenReady) fn(ready);
@@ -78,7 +80,7 @@ export default definePlugin({
       ...integrationModelRoutes(ctx),
       ...providerRoutes(ctx),
       ...virtualKeyRoutes(ctx),
-      ...modelRoutes(ctx),
+      ...modelRoutes(ctx, () => routing),
     ])
       api.route(route);
   },

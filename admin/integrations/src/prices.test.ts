@@ -29,7 +29,7 @@ describe('multipliersOf', () => {
 });
 
 describe('createIntegrationPrices', () => {
-  const model = (slug: string, prices: ModelEntry['prices']): ModelEntry => ({ slug, enabled: true, customHost: undefined, target: undefined, prices });
+  const model = (slug: string, prices: ModelEntry['prices']): ModelEntry => ({ slug, enabled: true, customHost: undefined, target: undefined, prices, createdAt: 0 });
   const entry = (id: string, models: ModelEntry[], multiplier: IntegrationEntry['multiplier']) =>
     ({ id, models: new Map(models.map((m) => [m.slug, m])), multiplier }) as unknown as IntegrationEntry;
   const set = {

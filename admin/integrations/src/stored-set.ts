@@ -23,6 +23,8 @@ export interface ModelEntry {
   target: Readonly<TargetConfig> | undefined;
   /** The model's own prices, in place of its provider's catalogue. */
   prices: ModelPrices | undefined;
+  /** When the model was added (ms): `created` in the model list. */
+  createdAt: number;
 }
 
 export interface IntegrationEntry {
@@ -141,6 +143,7 @@ export async function loadStoredSet(database: Database, box: SecretBox, logger?:
         customHost,
         target: target && customHost ? deepFreeze({ ...target, custom_host: customHost }) : undefined,
         prices: m.pricing ?? undefined,
+        createdAt: m.created_at,
       });
     }
     const entry: IntegrationEntry = {

@@ -20,6 +20,8 @@ export interface AdminEventMap {
   /** workspaceId null: removed from the organisation (and so from every workspace). */
   'member.removed': { organisationId: string; workspaceId: string | null; userId: string; via: 'direct' | 'scim' };
   'workspace.archived': { organisationId: string; workspaceId: string };
+  /** A workspace's `defaults` were set or changed (the workspace-defaults snapshot reloads). */
+  'workspace.defaults_changed': { organisationId: string; workspaceId: string };
 }
 
 /**
@@ -39,6 +41,7 @@ export interface AdminEventResults {
   'member.added': { api_key?: IssuedMemberKey };
   'member.removed': Record<string, never>;
   'workspace.archived': Record<string, never>;
+  'workspace.defaults_changed': Record<string, never>;
 }
 
 export type AdminEventName = keyof AdminEventMap;

@@ -15,6 +15,7 @@ import { forwardedHeaders, passthroughHeaders, relayedResponseHeaders, retryAfte
 import type { HostGuard, Route } from './host-guard.ts';
 import { applyParamRules } from './params.ts';
 import { normaliseProviderError } from './provider-errors.ts';
+import { PassthroughUsage } from './streams/passthrough-usage.ts';
 import { asksUsageForClient, withUsageRequested } from './stream-usage.ts';
 import { OpenAiSsePassThrough, type StreamProcessor, TranslatingProcessor } from './streams/processors.ts';
 import { relayStream } from './streams/relay.ts';
@@ -309,8 +310,10 @@ function passthroughResult(
   const settled = new Promise<SettledBody>((resolve) => (resolveSettled = resolve));
   const kept: Uint8Array[] = [];
   let keptBytes = 0;
+  // A stream's usage may lie beyond what is kept: counted as it passes (streams/passthrough-usage.ts).
+  const usage = (upstream.headers.get('content-type') ?? '').includes('text/event-stream') ? new PassthroughUsage() : undefined;
   const done = (error?: GatewayError, clientAborted = false) =>
-    resolveSettled({ body: keptBytes ? Buffer.concat(kept).toString('utf8') : undefined, error, clientAborted });
+    resolveSettled({ body: keptBytes ? Buffer.concat(kept).toString('utf8') : undefined, error, clientAborted, usage: usage?.result() });
   const stream = new ReadableStream<Uint8Array>({
     async pull(ctrl) {
       try {
@@ -324,6 +327,7 @@ function passthroughResult(
           kept.push(part);
           keptBytes += part.byteLength;
         }
+        usage?.push(value);
         ctrl.enqueue(value);
       } catch (error) {
         const err = Errors.streamInterrupted(providerId, describe(error));

@@ -1,10 +1,21 @@
 import { ClientGoneError, type PipelineDeps, rejectRequest, runPipeline } from '@gateway/pipeline';
-import { type Caller, type EndpointKind, Errors, GatewayError, type GatewayRequest, type KeyVerifier, type Logger } from '@gateway/sdk';
+import {
+  type Caller,
+  type EndpointKind,
+  Errors,
+  GatewayError,
+  type GatewayRequest,
+  type KeyVerifier,
+  type Logger,
+  type ModelRouting,
+  type WorkspaceDefaults,
+} from '@gateway/sdk';
 import { validateBody } from '@gateway/validation';
 import { parseJsonObject, readBody } from './body.ts';
 import { checkCallScope } from './call-scope.ts';
 import type { Metrics } from './metrics.ts';
-import { type HeaderValues, resolveConfig } from './resolve.ts';
+import { withWorkspaceMetadata } from './metadata-defaults.ts';
+import { bearerValue, type HeaderValues, headersNameRoute, type ModelRouted, resolveConfig, routeByModel } from './resolve.ts';
 
 /** Service `apiKeyVerifier`. */
 export type Authenticator = KeyVerifier;
@@ -15,6 +26,10 @@ export interface HandlerDeps {
   metrics: Metrics;
   logger: Logger;
   maxBodyBytes: number;
+  /** Model aliases and default configs (the saved-config plugin), when loaded. */
+  modelRouting?: ModelRouting;
+  /** Workspace default metadata (the identity plugin), when loaded. */
+  workspaceDefaults?: WorkspaceDefaults;
 }
 
 const EMPTY_METADATA: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
@@ -46,14 +61,24 @@ function parseMetadata(value: string | undefined): Readonly<Record<string, strin
   return frozen;
 }
 
-/** The caller of a request, from `x-gateway-api-key`; 401 in every other case. A cached key costs no promise. */
+/**
+ * The gateway key a call carries: `x-gateway-api-key`, else `Authorization: Bearer <gateway key>` (docs/clients.md),
+ * for clients that let a user set only a base URL and a key. No lookup tells the two kinds of Bearer value apart:
+ * without `x-gateway-api-key` it can only be the gateway key, and resolve.ts then takes no provider key from it.
+ * An unknown value is refused as an unknown `x-gateway-api-key` is (same 401, same cache), so nothing is learnt.
+ */
+export function gatewaySecret(apiKeyHeader: string | null | undefined, authorization: string | null | undefined): string | undefined {
+  return apiKeyHeader || bearerValue(authorization) || undefined;
+}
+
+/** The caller of a request, from its gateway key; 401 in every other case. A cached key costs no promise. */
 export function authenticate(secret: string | null | undefined, authenticator: Authenticator | undefined): Caller | Promise<Caller> {
-  if (!secret) throw Errors.unauthorized('Missing x-gateway-api-key header');
+  if (!secret) throw Errors.unauthorized('Missing gateway API key: send x-gateway-api-key, or Authorization: Bearer <gateway API key>');
   if (!authenticator) throw Errors.internal('No authenticator is loaded (the identity plugin is disabled)');
   const cached = authenticator.peek?.(secret);
   if (cached) return cached;
   return authenticator.verify(secret).then((caller) => {
-    if (!caller) throw Errors.unauthorized('Invalid, revoked or expired x-gateway-api-key');
+    if (!caller) throw Errors.unauthorized('Invalid, revoked or expired gateway API key');
     return caller;
   });
 }
@@ -69,7 +94,7 @@ export async function handleGatewayCall(request: Request, endpoint: EndpointKind
   const traceId = values['x-gateway-trace-id'] || crypto.randomUUID();
   let caller: Caller;
   try {
-    const auth = authenticate(values['x-gateway-api-key'], deps.authenticator);
+    const auth = authenticate(gatewaySecret(values['x-gateway-api-key'], values.authorization), deps.authenticator);
     caller = auth instanceof Promise ? await auth : auth;
     // Before the body is read: a key without the call's scope reaches no provider and spends no credential.
     checkCallScope(caller, endpoint);
@@ -84,17 +109,26 @@ export async function handleGatewayCall(request: Request, endpoint: EndpointKind
 
   let rawBody: Uint8Array | undefined;
   let body: GatewayRequest['body'];
+  let parsedBody: GatewayRequest['body'];
   let config: GatewayRequest['config'] = EMPTY_CONFIG;
   let metadata = EMPTY_METADATA;
   let failure: GatewayError | undefined;
   try {
     rawBody = await readBody(request, deps.maxBodyBytes, values['content-length']);
     metadata = parseMetadata(values['x-gateway-metadata']);
+    if (deps.workspaceDefaults) metadata = withWorkspaceMetadata(metadata, deps.workspaceDefaults.metadata(caller.workspaceId));
     if (endpoint !== 'proxy' && endpoint !== 'listModels') {
       body = parseJsonObject(rawBody);
       validateBody(endpoint, body);
+      parsedBody = body;
     }
-    config = resolveConfig(values, caller);
+    let routed: ModelRouted | undefined;
+    if (!headersNameRoute(values)) {
+      routed = routeByModel(body?.model, caller, deps.modelRouting);
+      // An alias names the model sent upstream: the body is no longer the bytes received (parsedBody stays them).
+      if (routed?.model !== undefined && body) body = { ...body, model: routed.model };
+    }
+    config = resolveConfig(values, caller, routed);
   } catch (error) {
     failure = GatewayError.from(error, { phase: 'request' });
     if (failure.status >= 500) deps.logger.error({ err: failure.cause ?? failure, traceId }, 'request failed before routing');
@@ -108,7 +142,7 @@ export async function handleGatewayCall(request: Request, endpoint: EndpointKind
     headers: request.headers,
     body,
     rawBody,
-    parsedBody: body,
+    parsedBody,
     metadata,
     caller,
     config,

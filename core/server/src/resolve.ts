@@ -1,6 +1,16 @@
 import { parseConfigHeader } from '@gateway/config';
 import type { ResolvedTarget } from '@gateway/pipeline';
-import { type Caller, Errors, type GatewayConfig, type GatewayRequest, type ProviderAdapter, type StoredAccess, type TargetConfig } from '@gateway/sdk';
+import {
+  type Caller,
+  Errors,
+  type GatewayConfig,
+  type GatewayRequest,
+  type ModelRoute,
+  type ModelRouting,
+  type ProviderAdapter,
+  type StoredAccess,
+  type TargetConfig,
+} from '@gateway/sdk';
 
 /** What the administration side resolves from memory (service `storedAccess`). */
 export type { StoredAccess };
@@ -25,11 +35,64 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Request header values by lower-case name: `Headers.toJSON()`, read once per request. */
 export type HeaderValues = Readonly<Record<string, string | undefined>>;
 
-function bearer(headers: HeaderValues): string | undefined {
-  const auth = headers.authorization;
+/** The value of an `Authorization` header, without its `Bearer ` scheme. */
+export function bearerValue(auth: string | null | undefined): string | undefined {
   if (!auth) return undefined;
   return auth.startsWith('Bearer ') || auth.startsWith('bearer ') ? auth.slice(7).trim() : auth.trim();
 }
+
+/**
+ * The provider key in `Authorization`. Only beside `x-gateway-api-key`: without it, Authorization carried the gateway
+ * key (gateway-handler.ts, `gatewaySecret`), which is never sent to a provider.
+ */
+function providerKey(headers: HeaderValues): string | undefined {
+  return headers['x-gateway-api-key'] ? bearerValue(headers.authorization) : undefined;
+}
+
+/** `@<slug>/<model>`: the model names its stored provider (INTERFACE.md). */
+function namesStoredProvider(model: unknown): boolean {
+  return typeof model === 'string' && model.startsWith('@') && model.indexOf('/') > 1;
+}
+
+/** Whether the request names its route in a header: a config, a provider or a virtual key. */
+export function headersNameRoute(headers: HeaderValues): boolean {
+  return !!(headers['x-gateway-config']?.trim() || headers['x-gateway-provider'] || headers['x-gateway-virtual-key']);
+}
+
+/** A call routed by its model (or its workspace's default): the config, and the model to send instead, if any. */
+export interface ModelRouted {
+  readonly config: GatewayConfig;
+  readonly model?: string;
+}
+
+/** The provider resolver reads the provider from the model itself (`afterVirtualKey`). */
+const FROM_MODEL: ModelRouted = Object.freeze({ config: Object.freeze({}) });
+/** One config object per provider alias (the store hands out the same route until the alias changes). */
+const providerConfigs = new WeakMap<ModelRoute, GatewayConfig>();
+
+/**
+ * A call that names no config, provider or virtual key: `@<slug>/<model>`, else an alias of the caller's workspace,
+ * else its default config; undefined when none applies. From memory: the store's maps, the config header cache.
+ */
+export function routeByModel(model: unknown, caller: Caller, routing: ModelRouting | undefined): ModelRouted | undefined {
+  if (namesStoredProvider(model)) return FROM_MODEL;
+  const route = routing?.route(typeof model === 'string' ? model : undefined, caller);
+  if (!route) return undefined;
+  if (route.savedConfig !== undefined) return { config: parseConfigHeader(route.savedConfig, caller), model: route.model };
+  if (route.provider === undefined) return undefined;
+  let config = providerConfigs.get(route);
+  if (!config) {
+    config = Object.freeze({ provider: route.provider });
+    providerConfigs.set(route, config);
+  }
+  return { config, model: route.model };
+}
+
+/** Headers equivalent to the stream time limits of the config (docs/streaming.md). */
+const STREAM_TIMEOUT_HEADERS = [
+  ['x-gateway-first-token-timeout', 'first_token_timeout'],
+  ['x-gateway-stream-idle-timeout', 'stream_idle_timeout'],
+] as const;
 
 /** Header settings that INTERFACE.md makes equivalent to config fields; they apply where the config is silent. */
 function headerSettings(headers: HeaderValues): Partial<GatewayConfig> | undefined {
@@ -39,6 +102,14 @@ function headerSettings(headers: HeaderValues): Partial<GatewayConfig> | undefin
     const ms = Number(timeout);
     if (!Number.isInteger(ms) || ms <= 0) throw Errors.badRequest('x-gateway-request-timeout must be a positive integer of milliseconds', 'x-gateway-request-timeout');
     (out ??= {}).request_timeout = ms;
+  }
+  // Issue #15's stream time limits, read the same way.
+  for (const [header, field] of STREAM_TIMEOUT_HEADERS) {
+    const value = headers[header];
+    if (value === undefined) continue;
+    const ms = Number(value);
+    if (!Number.isInteger(ms) || ms <= 0) throw Errors.badRequest(`${header} must be a positive integer of milliseconds`, header);
+    (out ??= {})[field] = ms;
   }
   const forward = headers['x-gateway-forward-headers'];
   if (forward !== undefined) {
@@ -54,26 +125,36 @@ function headerSettings(headers: HeaderValues): Partial<GatewayConfig> | undefin
 
 /**
  * The config of a request: `x-gateway-config` (JSON or a saved config's id), else one built from
- * `x-gateway-provider` + `Authorization` (+ `x-gateway-custom-host`), else a virtual key.
+ * `x-gateway-provider` + `Authorization` (+ `x-gateway-custom-host`), else a virtual key, else `routed` (what the
+ * model or the workspace's default config names: `routeByModel`).
  */
-export function resolveConfig(headers: HeaderValues, caller?: Caller): GatewayConfig {
+export function resolveConfig(headers: HeaderValues, caller?: Caller, routed?: ModelRouted): GatewayConfig {
   const header = headers['x-gateway-config'];
   let config: GatewayConfig;
   const text = header?.trim();
   // A saved config (named by id: anything but inline JSON) may hold stored secrets; it goes only where it says.
-  const saved = text !== undefined && text !== '' && !text.startsWith('{');
+  // So does a stored provider or config a model names.
+  let saved = text !== undefined && text !== '' && !text.startsWith('{');
   if (text !== undefined && text !== '') {
     config = parseConfigHeader(header as string, caller);
   } else {
     const provider = headers['x-gateway-provider'];
     const virtualKey = headers['x-gateway-virtual-key'];
-    if (!provider && !virtualKey)
-      throw Errors.badRequest('Say which provider to use: x-gateway-provider with Authorization, x-gateway-virtual-key, or x-gateway-config', 'x-gateway-provider');
-    config = {};
-    if (provider) config.provider = provider;
-    if (virtualKey) config.virtual_key = virtualKey;
-    const key = bearer(headers);
-    if (key) config.api_key = key;
+    if (!provider && !virtualKey) {
+      if (!routed)
+        throw Errors.badRequest(
+          'Say which provider to use: a model of the form @<provider>/<model> or a model alias of the workspace, x-gateway-provider with Authorization, x-gateway-virtual-key, or x-gateway-config (or give the workspace a default config)',
+          'x-gateway-provider',
+        );
+      config = routed.config;
+      saved = true;
+    } else {
+      config = {};
+      if (provider) config.provider = provider;
+      if (virtualKey) config.virtual_key = virtualKey;
+      const key = providerKey(headers);
+      if (key) config.api_key = key;
+    }
   }
   const customHost = saved ? undefined : headers['x-gateway-custom-host'];
   const settings = headerSettings(headers);
@@ -112,14 +193,15 @@ export function makeProviderResolver(providers: ReadonlyMap<string, ProviderAdap
     // The stored credentials go only where the stored object says: a request's host, region, resource or identity
     // fields are not applied to them.
     const target = pinStored({ ...slug.target, ...t, provider: slug.provider }, slug.target, pinned(slug.provider));
-    return { provider: adapter, target, integrationId: slug.integrationId };
+    return { provider: adapter, target, integrationId: slug.integrationId, providerSlug: name.slice(1) };
   };
 
   const withCredentials = (resolved: ResolvedTarget, req: GatewayRequest): ResolvedTarget => {
     const t = resolved.target;
     if (t.api_key !== undefined || t.Authorization !== undefined) return resolved;
-    const auth = req.headers.get('authorization');
-    const key = auth === null ? undefined : bearer({ authorization: auth });
+    // Without x-gateway-api-key, Authorization carried the gateway key: it is no provider key.
+    if (!req.headers.get('x-gateway-api-key')) return resolved;
+    const key = bearerValue(req.headers.get('authorization'));
     return key ? { ...resolved, target: { ...t, api_key: key } } : resolved;
   };
 

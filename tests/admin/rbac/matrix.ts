@@ -164,6 +164,12 @@ const TABLE: Record<string, string> = {
   'GET /configs/:configId/versions':                                  ROLE_IN_A,
   'PUT /configs/:configId':                                           MANAGER_OF_A,
   'DELETE /configs/:configId':                                        MANAGER_OF_A,
+  // ---- model aliases of A (docs/clients.md) ----
+  'GET /model-aliases':                                               ANY_KEY, // lists what the key sees
+  'POST /model-aliases':                                              MANAGER_OF_A,
+  'GET /model-aliases/:aliasId':                                      ROLE_IN_A,
+  'PUT /model-aliases/:aliasId':                                      MANAGER_OF_A,
+  'DELETE /model-aliases/:aliasId':                                   MANAGER_OF_A,
 
   // ---- saved guardrails (docs/admin/guardrails.md): of A, or organisation-wide ----
   'GET /guardrails':                                                  ANY_KEY, // lists what the key sees
@@ -267,6 +273,10 @@ const NOTES: Record<string, string> = {
   'GET /configs/:configId/versions': 'a config of a workspace where the caller has no role is as if absent',
   'PUT /configs/:configId': 'a config of a workspace where the caller has no role is as if absent',
   'DELETE /configs/:configId': 'a config of a workspace where the caller has no role is as if absent',
+  'POST /model-aliases': 'A is invisible without a role in A',
+  'GET /model-aliases/:aliasId': 'an alias of a workspace where the caller has no role is as if absent',
+  'PUT /model-aliases/:aliasId': 'an alias of a workspace where the caller has no role is as if absent',
+  'DELETE /model-aliases/:aliasId': 'an alias of a workspace where the caller has no role is as if absent',
   'POST /guardrails': 'A is invisible without a role in A',
   'GET /guardrails/:guardrailId': 'a guardrail of a workspace where the caller has no role is as if absent',
   'PUT /guardrails/:guardrailId': 'a guardrail of a workspace where the caller has no role is as if absent',

@@ -143,6 +143,7 @@ export function workspaceRoutes(deps: IdentityDeps): AdminRoute[] {
         if (givenSlug || attempt >= 3) throw Errors.conflict('The slug is taken in this organisation', 'slug');
       }
     }
+    if (body.defaults) await events.emit('workspace.defaults_changed', { organisationId: org, workspaceId: created.id });
     const api_keys: IssuedKey[] = [];
     for (const m of members)
       api_keys.push(...(await announceAdded(events, org, m.userId, [{ workspaceId: created.id, role: m.role, added: true }], 'direct', req.caller.userId)));
@@ -188,6 +189,7 @@ export function workspaceRoutes(deps: IdentityDeps): AdminRoute[] {
         }),
       () => Errors.conflict('The slug is taken in this organisation', 'slug'),
     );
+    if (changes.defaults !== undefined) await events.emit('workspace.defaults_changed', { organisationId: w.organisation_id, workspaceId: w.id });
     if (changes.status === 'archived') await events.emit('workspace.archived', { organisationId: w.organisation_id, workspaceId: w.id });
     const action = changes.status === 'archived' ? 'archive' : changes.status === 'active' ? 'restore' : 'update';
     req.audit = { resource: 'workspace', resourceId: w.id, action, workspaceId: w.id, before: workspaceView(w), after: workspaceView(after) };
