@@ -33,12 +33,14 @@ for (const dialect of DIALECTS) {
       } finally {
         await first.close();
       }
-      // A restart neither bootstraps again nor takes another GATEWAY_ADMIN_API_KEY.
+      // A restart does not bootstrap again; another GATEWAY_ADMIN_API_KEY is added as one more admin key (issue #25:
+      // the variable applies on an existing database, or says why not), and the first one keeps working.
       const again = await startKeysGateway(url, { GATEWAY_ADMIN_API_KEY: 'another-admin-key-0123456789abcdef' });
       try {
         expect(await database.count(organisations, undefined, { fresh: true })).toBe(1);
-        expect(await database.count(apiKeys, undefined, { fresh: true })).toBe(1);
+        expect(await database.count(apiKeys, undefined, { fresh: true })).toBe(2);
         expect((await again.call('GET', '/api-keys', undefined, 'plugin-admin-key-0123456789abcdef')).status).toBe(200);
+        expect((await again.call('GET', '/api-keys', undefined, 'another-admin-key-0123456789abcdef')).status).toBe(200);
         expect((await again.call('GET', '/api-keys', undefined, 'another-key')).status).toBe(401);
       } finally {
         await again.close();
@@ -79,7 +81,7 @@ for (const dialect of DIALECTS) {
       ]) {
         const logger = testLogger();
         const gateway = await createGateway({
-          env: { DATABASE_URL: url, GATEWAY_ADMIN_API_KEY: TEST_ADMIN_KEY, SMTP_HOST: '127.0.0.1', [name]: value },
+          env: { DATABASE_URL: url, GATEWAY_ADMIN_API_KEY: TEST_ADMIN_KEY, GATEWAY_ENCRYPTION_KEY: 'gateway-test-encryption-key', SMTP_HOST: '127.0.0.1', [name]: value },
           roots: [ROOT],
           logger,
         });

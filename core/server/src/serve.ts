@@ -1,8 +1,13 @@
 import type { Gateway } from './app.ts';
+import { drain } from './drain.ts';
+
+const SIGNAL_NUMBERS: Record<string, number> = { SIGINT: 2, SIGTERM: 15 };
 
 /**
  * Listens for a gateway on its settings' port and host, prints the loaded plugin set, and stops gracefully on
- * SIGTERM / SIGINT: no new connections, in-flight requests and streams finish, queues flush, then the process exits.
+ * SIGTERM / SIGINT: /health/ready turns 503, no new connections, in-flight requests and streams finish, queues
+ * flush, then the process exits (0). In-flight work gets GATEWAY_DRAIN_TIMEOUT_MS: then open streams end with the
+ * `gateway_shutting_down` error frame, the rest is cut, and the process exits 1. A second signal exits at once.
  */
 export function serve(gateway: Gateway): ReturnType<typeof Bun.serve> {
   const { settings, logger, plugins } = gateway;
@@ -30,14 +35,20 @@ export function serve(gateway: Gateway): ReturnType<typeof Bun.serve> {
 
   let stopping = false;
   const shutdown = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      logger.warn({ signal }, `second ${signal}: exiting now, without waiting for in-flight requests`);
+      process.exit(128 + (SIGNAL_NUMBERS[signal] ?? 15));
+    }
     stopping = true;
-    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    gateway.readiness.draining = true;
+    logger.info(
+      { signal, drainTimeoutMs: settings.drainTimeoutMs },
+      `shutting down: finishing in-flight requests for at most ${settings.drainTimeoutMs} ms (send ${signal} again to exit at once)`,
+    );
     // stop(false) refuses new connections and resolves once in-flight requests have finished.
-    await server.stop(false);
-    await gateway.close();
+    const onTime = await drain({ drained: server.stop(false), cut: () => void server.stop(true), close: () => gateway.close() }, settings.drainTimeoutMs, logger);
     logger.info('stopped');
-    process.exit(0);
+    process.exit(onTime ? 0 : 1);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
