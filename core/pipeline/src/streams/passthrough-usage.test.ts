@@ -36,7 +36,7 @@ describe('PassthroughUsage', () => {
 
   test('a last event without a trailing newline is read at the end; a stream without usage gives undefined', () => {
     expect(feed('data: {"usage":{"prompt_tokens":2,"completion_tokens":3}}', 5).result()).toEqual({ prompt_tokens: 2, completion_tokens: 3 });
-    expect(feed(sse([{ choices: [{ delta: { content: 'hi' } }] }]) + 'data: [DONE]\n\n', 4).result()).toBeUndefined();
+    expect(feed(`${sse([{ choices: [{ delta: { content: 'hi' } }] }])}data: [DONE]\n\n`, 4).result()).toBeUndefined();
     expect(feed('event: x\ndata: {not json "usage"\n\n', 3).result()).toBeUndefined();
   });
 });
