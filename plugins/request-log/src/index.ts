@@ -16,14 +16,19 @@ import {
   type PluginApi,
   Services,
 } from '@gateway/sdk';
+import { durabilityFromEnv } from './durability-settings.ts';
 import { entryFrom, HOOK_RESULTS_SETTLED_LOCAL } from './entry.ts';
+import { Journal } from './journal.ts';
 import { isMemoryUrl, LogQueue } from './queue.ts';
 import { LogRetention, retentionFromEnv } from './retention.ts';
+import { requestLogStatus } from './status.ts';
 import { requestLogMigrations } from './table.ts';
 import type { WorkerTarget } from './worker-writer.ts';
 
 export { bodyIsRaw, entryFrom, HOOK_RESULTS_LOCAL, HOOK_RESULTS_SETTLED_LOCAL, type LogEntry } from './entry.ts';
-export { isMemoryUrl, LogQueue, type LogQueueOptions, type LogQueueStats, type LogWriterInfo } from './queue.ts';
+export { isMemoryUrl, LogQueue, type LogPipelineHealth, type LogQueueOptions, type LogQueueStats, type LogWriterInfo } from './queue.ts';
+export { Journal } from './journal.ts';
+export { durabilityFromEnv } from './durability-settings.ts';
 export { LogRetention, type RetentionOptions, type RetentionRound, retentionFromEnv } from './retention.ts';
 export { requestLogJobs, requestLogMigrations, requestLogs } from './table.ts';
 
@@ -71,8 +76,20 @@ export default definePlugin({
     const database = api.service(Services.database);
     // Before any traffic, on this thread: the writer thread only inserts.
     await database.migrate(requestLogMigrations);
-    const queue = new LogQueue(database, { logger: api.logger, worker: workerTarget(api, database, api.logger) });
+    const threads = api.optional(Services.databaseThreads);
+    const url = threads ? databaseTarget(api, threads).url : (api.optional(Services.settings)?.databaseUrl ?? api.env.DATABASE_URL ?? '');
+    // Malformed bounds stop the start (thrown): how much may be lost must not be guessed.
+    const durability = durabilityFromEnv(api.env, url);
+    // Claimed before any traffic (sync I/O at start only); what an earlier process left is replayed.
+    const journal = durability.journal && Journal.open(durability.journal.dir, durability.journal);
+    const queue = new LogQueue(database, {
+      logger: api.logger,
+      worker: workerTarget(api, database, api.logger),
+      maxBytes: durability.queueMaxBytes,
+      journal,
+    });
     api.provide(RequestLogServices.queue, queue);
+    api.provide(Services.requestLogStatus, requestLogStatus(queue));
     // A malformed setting turns retention off (logged), never the request log, and never deletes by a guess.
     let retentionSettings: ReturnType<typeof retentionFromEnv>;
     try {

@@ -203,9 +203,11 @@ export class Journal {
     this.closed = true;
     await this.handle?.close();
     this.handle = undefined;
-    if (this.segments.length === 0) await rm(join(this.dir, CURSOR), { force: true });
     const lock = join(this.dir, LOCK);
-    if ((await readFile(lock, 'utf8').catch(() => '')).trim() === String(process.pid)) await rm(lock, { force: true });
+    if ((await readFile(lock, 'utf8').catch(() => '')).trim() !== String(process.pid)) return;
+    // Nothing waits: the directory goes (a fresh database per test run must not leave one behind each time).
+    if (this.segments.length === 0) await rm(this.dir, { recursive: true, force: true });
+    else await rm(lock, { force: true });
   }
 
   private async dropSegment(n: number): Promise<void> {

@@ -359,33 +359,31 @@ export class LogQueue {
     for (let i = 0; i < entries.length; i += RECORDS_PER_SLICE) {
       if (i > 0) await yieldToEventLoop();
       const slice = entries.slice(i, i + RECORDS_PER_SLICE);
-      let text = '';
-      let records = 0;
+      const records: string[] = [];
       for (const entry of slice) {
         try {
           const row = toRow(entry, this.o.maxBodyBytes);
           row.id = entry.rowId;
-          text += encodeRecord(row);
-          records++;
+          records.push(encodeRecord(row));
         } catch (err) {
           this.stats.droppedFailed++;
           this.lastDropAt = Date.now();
           this.logger.warn({ error: reason(err), traceId: String(entry.traceId ?? '').slice(0, 128) }, 'request log entry could not be stored; dropped');
         }
       }
-      if (records === 0) continue;
-      let stored = false;
+      if (records.length === 0) continue;
+      let stored = 0;
       try {
-        stored = await journal.append(text);
+        if (await journal.append(records.join(''))) stored = records.length;
+        // Near the budget: as many as still fit, one by one (the rest is dropped).
+        else while (stored < records.length && (await journal.append(records[stored]!))) stored++;
       } catch (err) {
-        this.logger.error({ error: reason(err), dropped: records }, 'request log journal could not be written; entries dropped');
+        this.logger.error({ error: reason(err), dropped: records.length - stored }, 'request log journal could not be written; entries dropped');
       }
-      if (stored) {
-        this.stats.journaled += records;
-        continue;
-      }
+      this.stats.journaled += stored;
+      if (stored === records.length) continue;
       const before = this.stats.droppedJournalFull;
-      this.stats.droppedJournalFull += records;
+      this.stats.droppedJournalFull += records.length - stored;
       this.lastDropAt = Date.now();
       if (Math.floor(before / 1000) !== Math.floor(this.stats.droppedJournalFull / 1000) || before === 0) {
         this.logger.error(
