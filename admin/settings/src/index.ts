@@ -17,7 +17,7 @@ import { keySettingsRoutes } from './routes/api-keys.ts';
 import { logRoutes } from './routes/logs.ts';
 import { exportRoutes } from './routes/exports.ts';
 import { savedFilterRoutes } from './routes/saved-filters.ts';
-import { LogExportRunner } from './logs/exports.ts';
+import { exportOptionsFromEnv, LogExportRunner } from './logs/exports.ts';
 import { securityRoutes } from './routes/security.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { SCOPES } from './scopes.ts';
@@ -37,7 +37,7 @@ export { effectiveSession, MIN_SESSION_TTL_SECONDS, SESSION_DEFAULTS, sessionExp
 export { SETTINGS_CHANNEL, SettingsStore, type SettingsStoreOptions } from './store.ts';
 export { emailDomains, logExports, logSavedFilters, organisationSettings, settingsMigrations, workspaceCacheSettings } from './tables.ts';
 export { withSavedFilter } from './logs/saved-filters.ts';
-export { DEFAULT_EXPORTS_DIR, LogExportRunner } from './logs/exports.ts';
+export { DEFAULT_EXPORTS_DIR, exportOptionsFromEnv, INTERRUPTED as EXPORT_INTERRUPTED, LogExportRunner, STALE_MS as EXPORT_STALE_MS } from './logs/exports.ts';
 
 /** Service `SettingsServices.session`: what the SSO login (to come) checks a session against. */
 export interface SessionSettingsService {
@@ -80,9 +80,12 @@ export default definePlugin({
       api.optional(Services.apiKeyScopes)?.add(SCOPES);
     });
 
-    // Exports are written under GATEWAY_EXPORTS_DIR (default ./data/exports), off the request path.
-    const exports = new LogExportRunner(database, api.logger, api.env.GATEWAY_EXPORTS_DIR);
-    api.onClose(() => exports.idle());
+    // Exports are written under GATEWAY_EXPORTS_DIR (default ./data/exports), off the request path; the sweep marks
+    // interrupted ones and deletes those past LOG_EXPORTS_RETENTION_HOURS (logs/exports.ts).
+    const { sweepIntervalMs, ...exportOptions } = exportOptionsFromEnv(api.env);
+    const exports = new LogExportRunner(database, api.logger, exportOptions);
+    exports.startSweeping(sweepIntervalMs);
+    api.onClose(() => exports.close());
     api.provide(SettingsServices.logExports, exports);
 
     const deps = { database, store };

@@ -75,6 +75,22 @@ export const logSavedFilters = defineTable(
   { indexes: [{ columns: ['organisation_id', 'workspace_id'] }] },
 );
 
+/** The columns 0005 created (its DDL must not change: a database that applied it is never migrated again). */
+const logExportColumnsV1 = {
+  id: col.id(),
+  organisation_id: col.ref(),
+  requested_by_api_key_id: col.ref(),
+  format: col.enum(['jsonl', 'csv']),
+  query: col.json<Record<string, string>>(),
+  status: col.enum(['pending', 'running', 'succeeded', 'failed']),
+  rows: col.int().nullable(),
+  error: col.text().nullable(),
+  created_at: col.timestamp().default(Date.now),
+  completed_at: col.timestamp().nullable(),
+};
+const logExportIndexes = [{ columns: ['organisation_id', 'created_at'] }] as const;
+const logExportsV1 = defineTable('log_exports', logExportColumnsV1, { indexes: logExportIndexes });
+
 /**
  * Log exports (/logs/exports): a job that writes the rows a query selected to a file under GATEWAY_EXPORTS_DIR.
  * `query` is the request's filters with a saved filter's values already merged in, so a later change to the saved
@@ -83,24 +99,36 @@ export const logSavedFilters = defineTable(
 export const logExports = defineTable(
   'log_exports',
   {
-    id: col.id(),
-    organisation_id: col.ref(),
-    requested_by_api_key_id: col.ref(),
-    format: col.enum(['jsonl', 'csv']),
-    query: col.json<Record<string, string>>(),
-    status: col.enum(['pending', 'running', 'succeeded', 'failed']),
-    rows: col.int().nullable(),
-    error: col.text().nullable(),
-    created_at: col.timestamp().default(Date.now),
-    completed_at: col.timestamp().nullable(),
+    ...logExportColumnsV1,
+    // ---- 0006: who runs it (logs/exports.ts): a job whose runner stopped beating is marked failed, interrupted
+    /** The runner (one per process) that took the job. */
+    runner_id: col.string(64).nullable(),
+    /** The runner's last sign of life while it writes the file (every 30 s). */
+    heartbeat_at: col.timestamp().nullable(),
   },
-  { indexes: [{ columns: ['organisation_id', 'created_at'] }] },
+  { indexes: logExportIndexes },
 );
+
+/** MySQL 8 has no ADD COLUMN IF NOT EXISTS: added only when information_schema lacks it, so the migration can run again. */
+const addColumnMysql = (table: string, column: string, type: string): string[] => [
+  `SET @gw_add_column = (SELECT IF(COUNT(*) = 0, 'ALTER TABLE \`${table}\` ADD COLUMN \`${column}\` ${type}', 'SELECT 1') ` +
+    `FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '${table}' AND COLUMN_NAME = '${column}')`,
+  'PREPARE gw_add_column FROM @gw_add_column',
+  'EXECUTE gw_add_column',
+  'DEALLOCATE PREPARE gw_add_column',
+];
 
 export const settingsMigrations: Migration[] = [
   { id: 'settings/0001-organisation-settings', tables: [organisationSettings] },
   { id: 'settings/0002-email-domains', tables: [emailDomains] },
   { id: 'settings/0003-workspace-cache-settings', tables: [workspaceCacheSettings] },
   { id: 'settings/0004-log-saved-filters', tables: [logSavedFilters] },
-  { id: 'settings/0005-log-exports', tables: [logExports] },
+  { id: 'settings/0005-log-exports', tables: [logExportsV1] },
+  {
+    id: 'settings/0006-log-export-runs',
+    statements: {
+      sqlite: ['ALTER TABLE "log_exports" ADD COLUMN "runner_id" TEXT NULL', 'ALTER TABLE "log_exports" ADD COLUMN "heartbeat_at" INTEGER NULL'],
+      mysql: [...addColumnMysql('log_exports', 'runner_id', 'VARCHAR(64) NULL'), ...addColumnMysql('log_exports', 'heartbeat_at', 'BIGINT NULL')],
+    },
+  },
 ];

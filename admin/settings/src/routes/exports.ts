@@ -1,11 +1,11 @@
 /**
  * /logs/exports: an asynchronous export of the logs a query selects (the common filters, `saved_filter_id`) as JSON
- * Lines or CSV (logs/exports.ts runs it), its status, and the file once done. An export is seen by the key that asked
- * for it and by organisation owners and admins; it holds what that key could see when it asked. Closed by
- * DATA_EXPORTS_ENABLED=OFF (403 feature_disabled).
+ * Lines or CSV (logs/exports.ts runs it), its status, the file once done, the list of exports and their deletion. An
+ * export is seen (listed, read, deleted) by the key that asked for it and by organisation owners and admins; it holds
+ * what that key could see when it asked. Closed by DATA_EXPORTS_ENABLED=OFF (403 feature_disabled).
  */
-import { iso, json, validator } from '@gateway/admin-kit';
-import { type AdminRoute, and, type Database, eq, Errors, type Principal, type Row } from '@gateway/sdk';
+import { iso, json, list, noContent, page, validator } from '@gateway/admin-kit';
+import { type AdminRoute, and, type Columns, type Database, desc, eq, Errors, type Principal, type Row } from '@gateway/sdk';
 import { Type } from '@sinclair/typebox';
 import { CONTENT_TYPES, type ExportFormat } from '../logs/export-format.ts';
 import type { LogExportRunner } from '../logs/exports.ts';
@@ -28,6 +28,11 @@ const checkCreate = validator(
 );
 
 const PARAMS = new Set<string>(LOG_FILTER_PARAMS);
+const STATUSES = new Set(['pending', 'running', 'succeeded', 'failed']);
+
+/** The exports a principal sees: the organisation's for its owners and admins, else its key's own. */
+const visibleExports = (principal: Principal) => (c: Columns<(typeof logExports)['columns']>) =>
+  and(eq(c.organisation_id, principal.caller.organisationId), principal.isOrgAdmin ? undefined : eq(c.requested_by_api_key_id, principal.caller.apiKeyId));
 
 export function presentExport(row: ExportRow) {
   return {
@@ -47,9 +52,9 @@ export function presentExport(row: ExportRow) {
 async function findExport(database: Database, principal: Principal, id: string): Promise<ExportRow> {
   const [row] =
     id.length > 0 && id.length <= 36
-      ? await database.select(logExports, { where: (c) => and(eq(c.organisation_id, principal.caller.organisationId), eq(c.id, id)), limit: 1, fresh: true })
+      ? await database.select(logExports, { where: (c) => and(visibleExports(principal)(c), eq(c.id, id)), limit: 1, fresh: true })
       : [];
-  if (!row || (!principal.isOrgAdmin && row.requested_by_api_key_id !== principal.caller.apiKeyId)) throw Errors.notFound('No such export');
+  if (!row) throw Errors.notFound('No such export');
   return row;
 }
 
@@ -82,11 +87,43 @@ export function exportRoutes(deps: SelectionDeps & { runner: LogExportRunner }):
           error: null,
           created_at: Date.now(),
           completed_at: null,
+          runner_id: null,
+          heartbeat_at: null,
         };
         await database.insert(logExports, row);
         runner.start(row.id, body.format, scope);
         req.audit = { resource: 'log_export', resourceId: row.id, action: 'create', workspaceId: null, after: presentExport(row) };
         return json(presentExport(row), 202);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/logs/exports',
+      scope: ['logs.export', 'logs.read'],
+      feature: 'dataExports',
+      async handle(req) {
+        const p = page(req.query);
+        const status = req.query.get('status') || undefined;
+        if (status !== undefined && !STATUSES.has(status)) throw Errors.badRequest(`status must be one of ${[...STATUSES].join(', ')}`, 'status');
+        const visible = visibleExports(req.principal);
+        const where = (c: Columns<(typeof logExports)['columns']>) => and(visible(c), status === undefined ? undefined : eq(c.status, status as ExportRow['status']));
+        const [total, rows] = await Promise.all([
+          database.count(logExports, where, { fresh: true }),
+          database.select(logExports, { where, orderBy: (c) => [desc(c.created_at), desc(c.id)], limit: p.limit, offset: p.offset, fresh: true }),
+        ]);
+        return list(rows.map(presentExport), total);
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/logs/exports/:exportId',
+      scope: 'logs.export',
+      feature: 'dataExports',
+      async handle(req) {
+        const row = await findExport(database, req.principal, req.params.exportId ?? '');
+        await runner.remove(row.id, row.format);
+        req.audit = { resource: 'log_export', resourceId: row.id, action: 'delete', workspaceId: null, before: presentExport(row) };
+        return noContent();
       },
     },
     {
