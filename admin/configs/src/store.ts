@@ -9,7 +9,7 @@
  */
 import type { SavedGuardrailStore } from '@gateway/admin-guardrails';
 import { joinSecrets, openSecrets, reindex, type SecretBox, type StoredIndex, StoredSnapshot } from '@gateway/admin-kit';
-import { type Caller, type Database, Errors, type GatewayConfig, type Logger, type ModelRoute, type SavedConfigResolver, type StateStore } from '@gateway/sdk';
+import { type Caller, type Database, Errors, type GatewayConfig, type Logger, markSavedConfig, type ModelRoute, type SavedConfigResolver, type StateStore } from '@gateway/sdk';
 import { GUARDRAIL_LISTS, stringEntries } from './refs.ts';
 import type { ConfigRow } from './present.ts';
 import { configSecretsAt, savedConfigs } from './tables.ts';
@@ -137,6 +137,8 @@ export class ConfigStore {
       throw Errors.forbidden(`The saved config ${JSON.stringify(ref)} belongs to another workspace`);
     const config = entry.config;
     if (!config) throw Errors.internal(`The secrets of the saved config ${entry.id} cannot be decrypted`);
+    // The request log records which saved config a call used (config_id) from this mark.
+    markSavedConfig(config, entry.id);
     if (!entry.refs) return config;
     const guardrails = this.o.guardrails();
     const generation = guardrails?.generation ?? -1;

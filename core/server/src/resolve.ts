@@ -5,9 +5,11 @@ import {
   Errors,
   type GatewayConfig,
   type GatewayRequest,
+  markSavedConfig,
   type ModelRoute,
   type ModelRouting,
   type ProviderAdapter,
+  savedConfigIdOf,
   type StoredAccess,
   type TargetConfig,
 } from '@gateway/sdk';
@@ -160,6 +162,9 @@ export function resolveConfig(headers: HeaderValues, caller?: Caller, routed?: M
   const settings = headerSettings(headers);
   if (!customHost && !settings) return config;
   const merged: GatewayConfig = { ...config };
+  // The copy is still the saved config for the request log (config_id).
+  const savedId = saved ? savedConfigIdOf(config) : undefined;
+  if (savedId !== undefined) markSavedConfig(merged, savedId);
   if (customHost && merged.custom_host === undefined && !merged.targets) merged.custom_host = customHost;
   const open = merged as Record<string, unknown>;
   for (const [key, value] of Object.entries(settings ?? {})) if (open[key] === undefined) open[key] = value;
