@@ -206,6 +206,26 @@ describe.each(E2E_DIALECTS)('day one: a base URL and a key are enough (%s)', (di
     }
     expect(streamed).toBe('You said: stream without usage please');
 
+    // OpenAI-compatible vendors that document stream_options.include_usage are asked for it too, and it is hidden.
+    for (const vendor of ['groq', 'deepseek', 'dashscope']) {
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-gateway-api-key': gw.adminKey,
+          'x-gateway-provider': vendor,
+          'x-gateway-custom-host': mock.url,
+          authorization: `Bearer ${stack().providerKey}`,
+          'x-gateway-trace-id': trace(vendor),
+        },
+        body: JSON.stringify({ ...ask('gpt-4o-mini', `stream from ${vendor}`), stream: true }),
+      });
+      const body = await res.text();
+      expect(res.status).toBe(200);
+      expect(body).not.toContain('"usage":{');
+      expect(lastUpstream().json).toMatchObject({ stream_options: { include_usage: true } });
+    }
+
     // A passthrough stream (Responses API events) longer than the logged body: its usage comes at the very end.
     const filler = 'x'.repeat(2_000);
     const events = [
@@ -246,5 +266,6 @@ describe.each(E2E_DIALECTS)('day one: a base URL and a key are enough (%s)', (di
     expect(Number(row('stream').prompt_tokens)).toBeGreaterThan(0);
     expect(Number(row('stream').completion_tokens)).toBeGreaterThan(0);
     expect([Number(row('passthrough').prompt_tokens), Number(row('passthrough').completion_tokens)]).toEqual([37, 1234]);
+    for (const vendor of ['groq', 'deepseek', 'dashscope']) expect(Number(row(vendor).completion_tokens)).toBeGreaterThan(0);
   }, 40_000);
 });

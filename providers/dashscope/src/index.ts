@@ -5,6 +5,8 @@ import { definePlugin } from '@gateway/sdk';
 export const provider = openAICompatible({
   id: 'dashscope',
   pricing: new URL('../pricing.json', import.meta.url),
+  // Model Studio documents `stream_options.include_usage` for its OpenAI-compatible mode: streams are asked for usage, so each one's tokens and cost are known.
+  streamOptions: true,
   baseUrl: 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1',
   unsupported: ['moderate'],
 });
