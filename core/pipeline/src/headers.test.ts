@@ -61,6 +61,15 @@ describe('forwarding rules', () => {
     expect(into).toEqual({ 'content-type': 'application/json', 'x-team': 'blue' });
   });
 
+  test('forward_headers sends Authorization only beside x-gateway-api-key: without it, it carried the gateway key', () => {
+    const withKey: Record<string, string> = {};
+    forwardedHeaders(new Headers({ authorization: 'Bearer sk-provider', 'x-gateway-api-key': 'gw' }), ['authorization'], withKey);
+    expect(withKey).toEqual({ authorization: 'Bearer sk-provider' });
+    const bearerOnly: Record<string, string> = {};
+    forwardedHeaders(new Headers({ authorization: 'Bearer gw-key', 'x-team': 'blue' }), ['Authorization', 'x-team'], bearerOnly);
+    expect(bearerOnly).toEqual({ 'x-team': 'blue' });
+  });
+
   test('relayedResponseHeaders drops hop-by-hop response headers only', () => {
     const out = relayedResponseHeaders(new Headers({ 'content-type': 'text/plain', connection: 'close', 'keep-alive': 'timeout=5', 'x-request-id': 'r1', 'content-encoding': 'gzip' }));
     expect(Object.fromEntries(out)).toEqual({ 'content-type': 'text/plain', 'x-request-id': 'r1', 'content-encoding': 'gzip' });

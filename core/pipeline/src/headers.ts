@@ -34,12 +34,16 @@ export function passthroughHeaders(incoming: Headers): Record<string, string> {
   return out;
 }
 
-/** Config `forward_headers`: named client headers sent to the provider as they are (never the gateway's own). */
+/**
+ * Config `forward_headers`: named client headers sent to the provider as they are (never the gateway's own; never
+ * `Authorization` when it carried the gateway key, that is when the call has no `x-gateway-api-key`: docs/clients.md).
+ */
 export function forwardedHeaders(incoming: Headers, names: readonly string[] | undefined, into: Record<string, string>): void {
   if (!names) return;
   for (const name of names) {
     const lower = name.toLowerCase();
     if (lower.startsWith('x-gateway-') || lower.startsWith('x-forwarded-')) continue;
+    if (lower === 'authorization' && !incoming.get('x-gateway-api-key')) continue;
     const value = incoming.get(lower);
     if (value !== null) into[lower] = value;
   }
