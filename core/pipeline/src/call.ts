@@ -7,6 +7,7 @@ import {
   type JsonObject,
   type ProviderCall,
   type SettledBody,
+  type StreamResumption,
   type TranslateContext,
   WholeAnswer,
 } from '@gateway/sdk';
@@ -16,9 +17,11 @@ import type { HostGuard, Route } from './host-guard.ts';
 import { applyParamRules } from './params.ts';
 import { normaliseProviderError } from './provider-errors.ts';
 import { PassthroughUsage } from './streams/passthrough-usage.ts';
-import { asksUsageForClient, withUsageRequested } from './stream-usage.ts';
+import { asksUsageForClient, clientAskedUsage, withUsageRequested } from './stream-usage.ts';
+import { MalformedStreamError, NoContentError, readToFirstContent } from './streams/first-content.ts';
 import { OpenAiSsePassThrough, type StreamProcessor, TranslatingProcessor } from './streams/processors.ts';
 import { relayStream } from './streams/relay.ts';
+import { streamContinuer } from './streams/resume-stream.ts';
 
 export interface CallOptions {
   hostGuard: HostGuard;
@@ -43,12 +46,18 @@ class AttemptGuard implements Watch {
   readonly slowAt: number;
   timedOut = false;
 
+  /** The deadline is the stream's first-token timeout (shorter than the request timeout). */
+  readonly byFirstToken: boolean;
+
   constructor(
     private readonly req: GatewayRequest,
     readonly timeoutMs: number,
+    /** A stream's `first_token_timeout`: its first content must come by then. */
+    readonly firstTokenMs?: number,
   ) {
     const now = performance.now();
-    this.deadline = now + timeoutMs;
+    this.byFirstToken = firstTokenMs !== undefined && firstTokenMs < timeoutMs;
+    this.deadline = now + (this.byFirstToken ? (firstTokenMs as number) : timeoutMs);
     this.slowAt = now + CLIENT_WATCH_AFTER_MS;
     track(this);
   }
@@ -165,14 +174,18 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
   if (translator?.request) ctx.model = typeof prepared.body?.model === 'string' ? prepared.body.model : ctx.model;
 
   // One controller per attempt: the client leaving, the timeout, or an idle stream stops this call only.
-  const guard = new AttemptGuard(req, target.request_timeout ?? opts.defaultTimeoutMs);
+  const guard = new AttemptGuard(req, target.request_timeout ?? opts.defaultTimeoutMs, wantsStream ? target.first_token_timeout : undefined);
   const { controller, timeoutMs } = guard;
   let upstreamLatencyMs: number | undefined;
   /** The provider could not be read (refused, reset, timed out): a retryable failure, or nobody left to answer. */
   const unreachable = (error: unknown, detail = describe(error)): AttemptResult => {
     guard.release();
     if (req.signal.aborted) throw new ClientGoneError();
-    const err = guard.timedOut ? Errors.timeout(timeoutMs) : Errors.upstreamUnreachable(providerId, detail);
+    const err = !guard.timedOut
+      ? Errors.upstreamUnreachable(providerId, detail)
+      : guard.byFirstToken
+        ? Errors.firstTokenTimeout(providerId, guard.firstTokenMs as number)
+        : Errors.timeout(timeoutMs);
     return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(undefined, err) };
   };
 
@@ -236,29 +249,53 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
       const err = Errors.upstreamUnreachable(providerId, 'the stream ended before its first byte');
       return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(undefined, err) };
     }
-    guard.release(); // from here the idle timeout guards the stream
     let processor: StreamProcessor;
     if (translator?.stream?.toChunks)
       processor = new TranslatingProcessor({ ...translator.stream, toChunks: translator.stream.toChunks }, ctx);
     else processor = new OpenAiSsePassThrough(prepared.hideUsage);
+    let initial: Uint8Array | undefined = first.value;
+    let ready: Uint8Array | undefined;
+    if (guard.firstTokenMs !== undefined) {
+      // Committed only once content came: a stream with none within first_token_timeout fails as an attempt.
+      let read: Awaited<ReturnType<typeof readToFirstContent>>;
+      try {
+        read = await readToFirstContent(reader, processor, first.value);
+      } catch (error) {
+        if (error instanceof NoContentError) return unreachable(error, error.message);
+        if (!(error instanceof MalformedStreamError)) return unreachable(error, `the stream broke before its first content: ${describe(error)}`);
+        guard.release();
+        controller.abort();
+        const err = Errors.upstreamInvalid(providerId, error.message);
+        return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(undefined, err) };
+      }
+      if (read.ended) {
+        guard.release();
+        const body = read.ready ? new TextDecoder().decode(read.ready) : '';
+        return { response: eventStream(read.ready ?? new Uint8Array()), status, providerId, upstreamLatencyMs, settled: Promise.resolve({ body, complete: true, usage: processor.usage }) };
+      }
+      initial = undefined;
+      ready = read.ready;
+    }
+    guard.release(); // from here the idle timeout guards the stream
+    // A chat stream that breaks is continued by the config's next attempt (issue #15); a continuing attempt's own
+    // stream is not: the stream it continues drives it (streams/resume-stream.ts).
+    const resumption: StreamResumption | undefined = req.endpoint === 'chatComplete' ? {} : undefined;
     let resolveSettled!: (s: SettledBody) => void;
     const settled = new Promise<SettledBody>((resolve) => (resolveSettled = resolve));
     const stream = relayStream(reader, {
       provider: providerId,
       processor,
       captureLimit: opts.captureLimit,
-      idleTimeoutMs: opts.streamIdleTimeoutMs,
+      idleTimeoutMs: target.stream_idle_timeout ?? opts.streamIdleTimeoutMs,
       abortUpstream: () => controller.abort(),
       onEnd: (end) => {
         guard.release();
         resolveSettled({ body: end.body, error: end.error, clientAborted: end.clientAborted, complete: end.complete, usage: end.usage });
       },
-    }, first.value);
-    const response = new Response(stream, {
-      status: 200,
-      headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' },
-    });
-    return { response, status, providerId, upstreamLatencyMs, settled };
+      ready,
+      continueAfter: resumption && !attempt.continuation ? streamContinuer(resumption, prepared.body !== undefined && clientAskedUsage(prepared.body)) : undefined,
+    }, initial);
+    return { response: eventStream(stream), status, providerId, upstreamLatencyMs, settled, resumption };
   }
 
   let text: string;
@@ -279,9 +316,10 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
     }
     return wholeAnswer(JSON.stringify(mapped), status, providerId, upstreamLatencyMs);
   }
-  // An OpenAI-speaking provider: the bytes go back as they came, after a cheap check that they are a JSON object.
-  if (text.charCodeAt(firstNonSpace(text)) !== 123 /* { */) {
-    const err = Errors.upstreamInvalid(providerId, 'expected a JSON object');
+  // An OpenAI-speaking provider: the bytes go back as they came, after a check that they are a whole JSON object
+  // (a body cut short or invalid is a 502, retried or failed over like any).
+  if (!isJsonObjectText(text)) {
+    const err = Errors.upstreamInvalid(providerId, 'expected a whole JSON object');
     return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(text, err) };
   }
   return wholeAnswer(text, status, providerId, upstreamLatencyMs);
@@ -344,6 +382,33 @@ function passthroughResult(
   const response = new Response(stream, { status: upstream.status, headers });
   const error = upstream.status >= 400 ? Errors.provider(providerId, upstream.status, `provider answered ${upstream.status}`) : undefined;
   return { response, status: upstream.status, providerId, upstreamLatencyMs, retryAfterMs: retryAfter, error, settled };
+}
+
+/** Answers up to this size are parsed whole to be checked (microseconds); larger ones (embeddings) by their ends. */
+const PARSED_CHECK_LIMIT = 65_536;
+
+/** Whether a provider's answer is a whole JSON object (issue #15: a cut or invalid body is retried like a 5xx). */
+function isJsonObjectText(text: string): boolean {
+  if (text.charCodeAt(firstNonSpace(text)) !== 123 /* { */ || text.charCodeAt(lastNonSpace(text)) !== 125 /* } */) return false;
+  if (text.length > PARSED_CHECK_LIMIT) return true;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function lastNonSpace(text: string): number {
+  let i = text.length - 1;
+  while (i > 0 && text.charCodeAt(i) <= 32) i--;
+  return i;
+}
+
+const EVENT_STREAM_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' };
+
+function eventStream(body: ReadableStream<Uint8Array> | Uint8Array): Response {
+  return new Response(body, { status: 200, headers: EVENT_STREAM_HEADERS });
 }
 
 function firstNonSpace(text: string): number {

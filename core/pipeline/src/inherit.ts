@@ -4,6 +4,8 @@ import type { GatewayConfig, TargetConfig } from '@gateway/sdk';
 const GENERIC_INHERITED = [
   'retry',
   'request_timeout',
+  'first_token_timeout',
+  'stream_idle_timeout',
   'custom_host',
   'forward_headers',
   'strict_wire_compliance',

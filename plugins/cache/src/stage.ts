@@ -307,6 +307,8 @@ export class ResponseCache {
       upstreamLatencyMs: result.upstreamLatencyMs,
       retryAfterMs: result.retryAfterMs,
       settled: result.settled,
+      // A stream that breaks is still continued (issue #15); the copy stored is what the client got.
+      resumption: result.resumption,
     };
   }
 

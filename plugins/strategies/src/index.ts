@@ -11,7 +11,8 @@ function available(node: GatewayConfig, isAvailable: (index: string) => boolean)
   return open.length ? open : all;
 }
 
-const ALWAYS_FALL_BACK = new Set(['upstream_unreachable', 'request_timeout', 'circuit_open']);
+/** A stream with no content in time, or one that broke after it started (continued on the next target), too. */
+const ALWAYS_FALL_BACK = new Set(['upstream_unreachable', 'request_timeout', 'circuit_open', 'first_token_timeout', 'stream_interrupted']);
 
 const isSuccess = (r: AttemptResult) => r.status >= 200 && r.status < 300;
 

@@ -2,6 +2,7 @@ import type { JsonObject, StreamState, StreamTranslator, TranslateContext, Trans
 import { usageOfEvent } from '../usage.ts';
 import { createDecoder, type FrameDecoder } from './decoders.ts';
 import { isUsageOnlyChunk, withoutNullUsage } from './hidden-usage.ts';
+import { SentAnswer } from './sent-answer.ts';
 
 const encoder = new TextEncoder();
 export const DONE_FRAME = encoder.encode('data: [DONE]\n\n');
@@ -29,7 +30,15 @@ export interface StreamProcessor {
    * translating adapter recorded from the provider's own events.
    */
   readonly usage: JsonObject | undefined;
+  /** What the chunks sent so far hold (text, identity, finish): for continuing a broken chat stream. */
+  readonly sent?: SentAnswer;
 }
+
+/**
+ * An answer that arrived whole but without `data: [DONE]`: its finish reason and its usage came (issue #15). It is
+ * finished with the marker, as a success.
+ */
+const wholeWithoutMarker = (sent: SentAnswer, usage: JsonObject | undefined) => sent.finishReason !== undefined && usage !== undefined;
 
 /**
  * An upstream that already speaks OpenAI SSE: bytes pass unchanged, as they arrive, event by event. Each complete
@@ -42,6 +51,7 @@ export interface StreamProcessor {
  * usage-only chunk is dropped, `"usage": null` removed, every other byte forwarded as received.
  */
 export class OpenAiSsePassThrough implements StreamProcessor {
+  readonly sent = new SentAnswer();
   private readonly text = new TextDecoder();
   private partial = '';
   private data: string[] = [];
@@ -134,6 +144,7 @@ export class OpenAiSsePassThrough implements StreamProcessor {
       const event: unknown = JSON.parse(payload);
       const usage = usageOfEvent(event);
       if (usage) this.usage = usage;
+      this.sent.observe(event);
       if (this.hideUsage && typeof event === 'object' && event !== null && !Array.isArray(event)) {
         const chunk = event as JsonObject;
         if (isUsageOnlyChunk(chunk)) this.rewrite = null;
@@ -155,16 +166,23 @@ export class OpenAiSsePassThrough implements StreamProcessor {
     this.out = '';
     // A final event without its blank line still counts.
     if ((rest && this.check(`${rest}\n`) !== undefined) || !this.endEvent()) throw new MalformedStreamError(this.malformed, undefined);
-    if (!this.hideUsage) return { bytes: rest ? encoder.encode(rest) : undefined, complete: this.done };
+    const marker = !this.done && wholeWithoutMarker(this.sent, this.usage);
+    if (!this.hideUsage) {
+      // A last event without its blank line gets one before the marker added after it.
+      const tail = marker ? `${rest && !rest.endsWith('\n\n') ? `${rest.replace(/\n?$/, '\n')}\n` : rest}data: [DONE]\n\n` : rest;
+      return { bytes: tail ? encoder.encode(tail) : undefined, complete: this.done || marker };
+    }
     // The held lines of that last event, without the line end added above to check it.
     if (rest && this.eventRaw.endsWith('\n')) this.eventRaw = this.eventRaw.slice(0, -1);
     this.sendEvent();
-    return { bytes: this.out ? encoder.encode(this.out) : undefined, complete: this.done };
+    if (marker) this.out += `${this.out && !this.out.endsWith('\n\n') ? '\n\n' : ''}data: [DONE]\n\n`;
+    return { bytes: this.out ? encoder.encode(this.out) : undefined, complete: this.done || marker };
   }
 }
 
 /** An upstream in its own format: decode the framing, let the adapter map events, encode OpenAI SSE. */
 export class TranslatingProcessor implements StreamProcessor {
+  readonly sent = new SentAnswer();
   private readonly decoder: FrameDecoder;
   private readonly state: StreamState = {};
   private done = false;
@@ -191,6 +209,7 @@ export class TranslatingProcessor implements StreamProcessor {
       for (const chunk of mapped.chunks as JsonObject[]) {
         const usage = usageOfEvent(chunk);
         if (usage) this.usage = usage;
+        this.sent.observe(chunk);
         out += `data: ${JSON.stringify(chunk)}\n\n`;
       }
       // The native usage, recorded whether or not the client asked to be shown it.
@@ -210,6 +229,12 @@ export class TranslatingProcessor implements StreamProcessor {
   end(): { bytes?: Uint8Array; complete: boolean } {
     const { events } = this.decoder.end();
     const bytes = this.encode(events);
-    return { bytes, complete: this.done };
+    if (this.done || !wholeWithoutMarker(this.sent, this.usage)) return { bytes, complete: this.done };
+    const marker = DONE_FRAME;
+    if (!bytes) return { bytes: marker, complete: true };
+    const both = new Uint8Array(bytes.byteLength + marker.byteLength);
+    both.set(bytes);
+    both.set(marker, bytes.byteLength);
+    return { bytes: both, complete: true };
   }
 }

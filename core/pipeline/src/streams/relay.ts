@@ -1,5 +1,6 @@
 import { Errors, GatewayError, type JsonObject } from '@gateway/sdk';
 import { Capture } from './capture.ts';
+import { DivergedAnswer, StreamBreak } from './continuation.ts';
 import { MalformedStreamError, type StreamProcessor } from './processors.ts';
 
 export interface StreamEnd {
@@ -22,6 +23,19 @@ export interface RelayOptions {
   /** Stops the upstream request (client went away, idle timeout). */
   abortUpstream(reason: unknown): void;
   onEnd(end: StreamEnd): void;
+  /** Client bytes to send before anything is read (a stream read to its first content before it was committed). */
+  ready?: Uint8Array;
+  /**
+   * Asks for the rest of a broken answer (issue #15): the next attempt's stream and the processor that rewrites it
+   * for this client, or undefined when there is none; the stream then ends with the error frame.
+   */
+  continueAfter?(broken: GatewayError, processor: StreamProcessor): Promise<ContinuedStream | undefined>;
+}
+
+/** The stream that goes on where a broken one stopped. */
+export interface ContinuedStream {
+  stream: ReadableStream<Uint8Array>;
+  processor: StreamProcessor;
 }
 
 const encoder = new TextEncoder();
@@ -54,7 +68,10 @@ export function relayStream(
   /** Bytes already read from the upstream (the first chunk, read before the answer was committed). */
   initial?: Uint8Array,
 ): ReadableStream<Uint8Array> {
-  const reader = upstream instanceof ReadableStream ? upstream.getReader() : upstream;
+  let reader = upstream instanceof ReadableStream ? upstream.getReader() : upstream;
+  // Both change when a broken stream is continued by another attempt's.
+  let processor = opts.processor;
+  let ready = opts.ready;
   let pending = initial;
   const capture = new Capture(opts.captureLimit);
   let finished = false;
@@ -75,7 +92,7 @@ export function relayStream(
     finished = true;
     open.delete(interrupt);
     clearTimeout(idleTimer);
-    opts.onEnd({ ...end, body: capture.text(), usage: opts.processor.usage });
+    opts.onEnd({ ...end, body: capture.text(), usage: processor.usage });
   };
 
   const readWithIdleTimeout = () =>
@@ -98,10 +115,40 @@ export function relayStream(
     finish({ complete: false, error, clientAborted: false });
   };
 
+  const send = (controller: ReadableStreamDefaultController<Uint8Array>, bytes: Uint8Array | undefined) => {
+    if (!bytes?.byteLength) return;
+    capture.add(bytes);
+    controller.enqueue(bytes);
+  };
+
+  /** A break: continued by the next attempt's stream when there is one (true), else ended with the error frame. */
+  const broke = async (controller: ReadableStreamDefaultController<Uint8Array>, error: GatewayError): Promise<boolean> => {
+    let next: ContinuedStream | undefined;
+    if (opts.continueAfter && !interrupted) next = await opts.continueAfter(error, processor).catch(() => undefined);
+    if (finished) {
+      // The client left while the next attempt was being found.
+      next?.stream.cancel().catch(() => {});
+      return false;
+    }
+    if (!next || interrupted) {
+      next?.stream.cancel().catch(() => {});
+      fail(controller, interrupted ?? error);
+      return false;
+    }
+    reader = next.stream.getReader();
+    processor = next.processor;
+    return true;
+  };
+
   return new ReadableStream<Uint8Array>({
     // Reads until there is something to send (or the end): a pull that enqueues nothing is not called again, so an
     // upstream read holding no complete line (an event split across reads) must not end this call.
     async pull(controller) {
+      if (ready) {
+        send(controller, ready);
+        ready = undefined;
+        return;
+      }
       for (;;) {
         if (interrupted) return fail(controller, interrupted);
         let result: ReadResult;
@@ -113,37 +160,40 @@ export function relayStream(
         } catch (error) {
           if (finished) return;
           const reason = error instanceof GatewayError ? error : Errors.streamInterrupted(opts.provider, describe(error));
-          return fail(controller, reason);
+          if (await broke(controller, reason)) continue;
+          return;
         }
+        let broken: GatewayError;
         try {
           if (result.done) {
-            const { bytes, complete } = opts.processor.end();
-            if (bytes) {
-              capture.add(bytes);
-              controller.enqueue(bytes);
+            const { bytes, complete } = processor.end();
+            send(controller, bytes);
+            if (complete) {
+              controller.close();
+              return finish({ complete: true, clientAborted: false });
             }
-            if (!complete) return fail(controller, Errors.streamInterrupted(opts.provider, 'the stream ended without its end marker'));
-            controller.close();
-            return finish({ complete: true, clientAborted: false });
-          }
-          const bytes = opts.processor.push(result.value);
-          if (bytes?.byteLength) {
-            capture.add(bytes);
-            controller.enqueue(bytes);
-            return;
+            broken = Errors.streamInterrupted(opts.provider, 'the stream ended without its end marker');
+          } else {
+            const bytes = processor.push(result.value);
+            if (bytes?.byteLength) return send(controller, bytes);
+            continue;
           }
         } catch (error) {
-          // Events that were whole and valid before a malformed one still reach the client, then the error frame.
-          const valid = error instanceof MalformedStreamError ? error.validPrefix : undefined;
-          if (valid?.byteLength) {
-            capture.add(valid);
-            controller.enqueue(valid);
-          }
+          // Events that were whole and valid before a malformed one (or a break) still reach the client.
+          send(controller, error instanceof MalformedStreamError || error instanceof StreamBreak ? error.validPrefix : undefined);
           opts.abortUpstream(error);
           reader.cancel(error).catch(() => {});
-          const cause = error instanceof MalformedStreamError && error.original !== undefined ? error.original : error;
-          return fail(controller, cause instanceof GatewayError ? cause : Errors.upstreamInvalid(opts.provider, describe(cause)));
+          // Two answers that disagree are never spliced: nothing continues after that.
+          if (error instanceof DivergedAnswer) return fail(controller, error.error);
+          if (error instanceof StreamBreak) broken = error.error;
+          else {
+            const cause = error instanceof MalformedStreamError && error.original !== undefined ? error.original : error;
+            broken = cause instanceof GatewayError ? cause : Errors.upstreamInvalid(opts.provider, describe(cause));
+          }
         }
+        // An invalid event is a break too: continued from what was valid.
+        if (await broke(controller, broken)) continue;
+        return;
       }
     },
     cancel(reason) {
@@ -152,7 +202,8 @@ export function relayStream(
       reader.cancel(reason).catch(() => {});
       finish({ complete: false, clientAborted: true, error: undefined });
     },
-  });
+    // Read only when the client reads: not while the attempt is still being routed (its resumption is set after).
+  }, { highWaterMark: 0 });
 }
 
 function describe(error: unknown): string {
