@@ -8,7 +8,7 @@
  * (Vertex AI rawPredict / streamRawPredict: `toAnthropicRequest(body, target, ctx, {vertex: true})`).
  */
 import { targetKey } from '@gateway/provider-openai-compatible';
-import { definePlugin, type ProviderAdapter, type ProviderCall, type TargetConfig } from '@gateway/sdk';
+import { assistantPrefill, definePlugin, type ProviderAdapter, type ProviderCall, type TargetConfig } from '@gateway/sdk';
 import { anthropicErrorInfo } from './errors.ts';
 import { toAnthropicRequest } from './request.ts';
 import { fromAnthropicModelList, fromAnthropicResponse } from './response.ts';
@@ -49,6 +49,8 @@ export const anthropic: ProviderAdapter = {
       request: (body, target, ctx) => toAnthropicRequest(body, target, ctx),
       response: (json, ctx) => fromAnthropicResponse(json, ctx),
       stream: { framing: 'sse', toChunks: (event, state, ctx) => anthropicEventToChunks(event, state, ctx) },
+      // A trailing assistant message is continued (Anthropic's prefill); its text may not end in whitespace.
+      prefill: (body, text) => assistantPrefill(body, text, { trimTrailingWhitespace: true }),
     },
     // Anthropic's own Messages API: POST /v1/messages and its token count pass through unchanged (no translation).
     messages: { path: () => '/messages' },

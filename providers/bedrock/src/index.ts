@@ -6,13 +6,13 @@
  * `https://bedrock-runtime.<svcA_region>.amazonaws.com` (region us-east-1 by default), which a custom host replaces;
  * the signing region stays svcA_region.
  */
-import { definePlugin, Errors, type EndpointTranslator, type JsonObject, type ProviderAdapter } from '@gateway/sdk';
+import { assistantPrefill, definePlugin, Errors, type EndpointTranslator, type JsonObject, type ProviderAdapter } from '@gateway/sdk';
 import { createSigner, runtimeBaseUrl, signCall, stsEndpointFromEnv } from './auth.ts';
 import { converseRequest, converseResponse } from './chat.ts';
 import { embedRequest, embedResponse } from './embed.ts';
 import { bedrockError } from './errors.ts';
 import { bedrockFields } from './fields.ts';
-import { modelPath } from './models.ts';
+import { modelFamily, modelPath } from './models.ts';
 import { converseStreamChunks } from './stream.ts';
 
 function modelOf(body: JsonObject): string {
@@ -25,6 +25,10 @@ export const chat: EndpointTranslator = {
   request: (body) => converseRequest(body),
   response: converseResponse,
   stream: { framing: 'aws-eventstream', toChunks: converseStreamChunks },
+  // Claude models continue a trailing assistant turn through Converse (Anthropic's prefill, whose text may not end in
+  // whitespace); other families are not documented to, so their broken streams are regenerated.
+  prefill: (body, text) =>
+    typeof body.model === 'string' && modelFamily(body.model) === 'anthropic' ? assistantPrefill(body, text, { trimTrailingWhitespace: true }) : undefined,
 };
 
 export const embed: EndpointTranslator = {

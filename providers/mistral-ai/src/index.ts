@@ -5,7 +5,7 @@
  * moderations (another shape too) are not offered.
  */
 import { openAICompatible } from '@gateway/provider-openai-compatible';
-import { definePlugin, type EndpointTranslator, type ProviderAdapter } from '@gateway/sdk';
+import { assistantPrefill, definePlugin, type EndpointTranslator, type ProviderAdapter } from '@gateway/sdk';
 import { mistralChatRequest, mistralChatResponse } from './chat.ts';
 import { mistralEmbedRequest } from './embed.ts';
 import { mistralError } from './errors.ts';
@@ -28,7 +28,13 @@ export const provider: ProviderAdapter = {
   ...base,
   endpoints: {
     ...base.endpoints,
-    chatComplete: { ...chat, request: mistralChatRequest, response: mistralChatResponse },
+    chatComplete: {
+      ...chat,
+      request: mistralChatRequest,
+      response: mistralChatResponse,
+      // Mistral continues an assistant message marked `prefix: true`, the last of the conversation.
+      prefill: (body, text) => assistantPrefill(body, text, { message: { prefix: true } }),
+    },
     embed: { ...embed, request: mistralEmbedRequest },
   },
   error: mistralError,

@@ -1,4 +1,4 @@
-import type { EndpointTranslator, PricingCatalogue, ProviderAdapter, ProviderCall, TargetConfig } from '@gateway/sdk';
+import { type AssistantPrefillOptions, assistantPrefill, type EndpointTranslator, type PricingCatalogue, type ProviderAdapter, type ProviderCall, type TargetConfig } from '@gateway/sdk';
 import { applyKeyAuth, type KeyAuth, targetKey } from './auth.ts';
 
 export { applyKeyAuth, targetKey, type KeyAuth };
@@ -23,6 +23,12 @@ export interface OpenAICompatibleVendor {
    * so: an unknown field may be refused, or answered in another shape.
    */
   streamOptions?: boolean;
+  /**
+   * The vendor continues a trailing assistant message, and what it asks for beyond it (vLLM:
+   * `continue_final_message: true, add_generation_prompt: false`): a broken stream is then continued with the partial
+   * answer as prefill (docs/streaming.md). Set it only for a server documented to; others regenerate.
+   */
+  prefill?: AssistantPrefillOptions;
 }
 
 const path = (p: string): EndpointTranslator => ({ path: () => p });
@@ -45,6 +51,8 @@ export function openAICompatible(vendor: OpenAICompatibleVendor): ProviderAdapte
   const auth = vendor.auth ?? { kind: 'bearer' };
   const endpoints: ProviderAdapter['endpoints'] = vendor.streamOptions ? { ...OPENAI_ENDPOINTS, ...STREAMS_WITH_USAGE } : { ...OPENAI_ENDPOINTS };
   for (const missing of vendor.unsupported ?? []) delete endpoints[missing];
+  const prefill = vendor.prefill;
+  if (prefill && endpoints.chatComplete) endpoints.chatComplete = { ...endpoints.chatComplete, prefill: (body, text) => assistantPrefill(body, text, prefill) };
   const base = vendor.baseUrl;
   return {
     id: vendor.id,

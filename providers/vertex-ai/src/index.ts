@@ -14,7 +14,7 @@
 import { anthropicErrorInfo, anthropicEventToChunks, fromAnthropicResponse, toAnthropicRequest } from '@gateway/provider-anthropic';
 import { targetKey } from '@gateway/provider-openai-compatible';
 import { fromGeminiResponse, geminiError, geminiStreamChunks, toGeminiRequest } from '@gateway/provider-google';
-import { definePlugin, Errors, type EndpointTranslator, type OutboundGuard, type ProviderAdapter, type ProviderCall, Services, type TargetConfig } from '@gateway/sdk';
+import { assistantPrefill, definePlugin, Errors, type EndpointTranslator, type OutboundGuard, type ProviderAdapter, type ProviderCall, Services, type TargetConfig } from '@gateway/sdk';
 import { accessToken, parseServiceAccount } from './auth.ts';
 import { fromVertexEmbedResponse, toVertexEmbedRequest } from './embed.ts';
 import { vertexFields } from './fields.ts';
@@ -61,6 +61,10 @@ const chatComplete: EndpointTranslator = {
         ? anthropicEventToChunks(event, state, ctx, { provider: PROVIDER })
         : geminiStreamChunks(event, state, ctx, { provider: PROVIDER }),
   },
+  // Claude models continue a trailing assistant message, as on Anthropic's API (its text may not end in whitespace);
+  // Gemini models do not (a broken stream is regenerated there).
+  prefill: (body, text) =>
+    publisherOf(typeof body.model === 'string' ? body.model : undefined) === 'anthropic' ? assistantPrefill(body, text, { trimTrailingWhitespace: true }) : undefined,
 };
 
 const embed: EndpointTranslator = {
