@@ -14,6 +14,7 @@ import {
 import { track, untrack, type Watch } from './deadlines.ts';
 import { forwardedHeaders, passthroughHeaders, relayedResponseHeaders, retryAfterMs } from './headers.ts';
 import type { HostGuard, Route } from './host-guard.ts';
+import { callMessagesOverChat, translatesMessages } from './messages/attempt.ts';
 import { applyParamRules } from './params.ts';
 import { normaliseProviderError } from './provider-errors.ts';
 import { PassthroughUsage } from './streams/passthrough-usage.ts';
@@ -99,6 +100,20 @@ function prepare(req: GatewayRequest, attempt: Attempt, ctx: TranslateContext) {
   const customHost = target.custom_host;
   const base = (customHost ?? provider.baseUrl(target)).replace(/\/+$/, '');
 
+  // A provider that speaks Anthropic's Messages natively: the call passes through as it did when it was a proxy path
+  // (the client's headers, the answer's bytes), to the adapter's path, with the body as parameter rules left it.
+  const native = req.endpoint === 'messages' || req.endpoint === 'countTokens' ? provider.endpoints[req.endpoint] : undefined;
+  if (native) {
+    const body = attempt.body ?? (req.body as JsonObject);
+    const call: ProviderCall = {
+      url: base + native.path(target, body, ctx) + req.search,
+      method: 'POST',
+      headers: passthroughHeaders(req.headers),
+      body: body === req.parsedBody ? req.rawBody : JSON.stringify(body),
+    };
+    forwardedHeaders(req.headers, target.forward_headers, call.headers);
+    return { call, translator: undefined, body: undefined, hideUsage: false };
+  }
   if (req.endpoint === 'proxy' || (req.endpoint === 'listModels' && !provider.endpoints.listModels)) {
     const call: ProviderCall = {
       url: base + req.path + req.search,
@@ -142,6 +157,7 @@ function prepare(req: GatewayRequest, attempt: Attempt, ctx: TranslateContext) {
  * returns errors as results so that retry and fallback can judge them, and throws only when the client is gone.
  */
 export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: CallOptions): Promise<AttemptResult> {
+  if (translatesMessages(req, attempt.provider)) return callMessagesOverChat(req, attempt, opts, callProvider);
   const providerId = attempt.provider.id;
   const target = attempt.target;
   const body = req.body;
