@@ -35,6 +35,7 @@ const NEEDED: Record<DataPlaneCall['kind'], string> = {
   moderate: 'moderations.write',
   messages: 'completions.write or proxy.write',
   countTokens: 'completions.write or proxy.write',
+  responses: 'completions.write or proxy.write',
   listModels: 'models.read or completions.write',
   proxy: 'proxy.write',
 };

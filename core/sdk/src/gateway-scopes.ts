@@ -21,6 +21,9 @@ export const GATEWAY_CALL_SCOPES: Readonly<Record<EndpointKind, readonly string[
   // Anthropic's Messages API (and its token count), which were passthrough paths before.
   messages: ['completions.write', 'proxy.write'],
   countTokens: ['completions.write', 'proxy.write'],
+  // OpenAI's Responses API (POST /v1/responses and the stored responses' GET, DELETE and input_items), a passthrough
+  // path before.
+  responses: ['completions.write', 'proxy.write'],
   // GET /v1/models with a provider chosen: the provider's list, with the stored credentials. The same scopes as the
   // administration list of the same path: a key that may call models may list them.
   listModels: ['models.read', 'completions.write'],

@@ -1,6 +1,7 @@
 import type { TargetConfig } from './config.ts';
 import type { ConfigFieldSet } from './config-fields.ts';
 import type { Prefill } from './continuation.ts';
+import type { JobKind } from './jobs.ts';
 import type { PricingCatalogue } from './pricing.ts';
 import type { EndpointKind, JsonObject } from './types.ts';
 
@@ -110,9 +111,16 @@ export interface ProviderAdapter {
    * through to the provider unchanged. `messages` / `countTokens` declare that the provider speaks Anthropic's
    * Messages API natively: the client's body goes to `path` and the answer comes back as it is (no `request`,
    * `response` or `stream` is read); without them the core translates Messages over `chatComplete`
-   * (docs/anthropic-messages.md).
+   * (docs/anthropic-messages.md). `responses` likewise declares OpenAI's Responses API natively (the body to `path`,
+   * the answer as it is); without it the core translates Responses over `chatComplete` (docs/responses.md).
    */
   endpoints: Partial<Record<Exclude<EndpointKind, 'proxy'>, EndpointTranslator>>;
+  /**
+   * The job kinds the provider keeps itself under OpenAI's paths (/files, /batches, /fine_tuning/jobs): a call whose
+   * config is one target of this provider is forwarded there; otherwise the gateway stores the files and runs the
+   * batches itself (jobs.ts, docs/batches.md).
+   */
+  nativeJobs?: Partial<Record<JobKind, true>>;
   /** Maps a provider's error body to a message; absent: OpenAI's `{error: {message, type, code, param}}`. */
   error?(json: unknown, status: number): ProviderErrorInfo | undefined;
   /**

@@ -21,6 +21,7 @@ const PATHS: Readonly<Record<Exclude<EndpointKind, 'proxy'>, string>> = {
   moderate: '/moderations',
   messages: '/messages',
   countTokens: '/messages/count_tokens',
+  responses: '/responses',
   listModels: '/models',
 };
 

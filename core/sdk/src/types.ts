@@ -9,9 +9,10 @@ export interface JsonObject {
  * The first-class endpoints, `listModels` (GET /v1/models: translated when the provider has a model list of its
  * own shape, passed through otherwise), `messages` and `countTokens` (Anthropic's POST /v1/messages and
  * /v1/messages/count_tokens: native where the adapter declares them, else translated over `chatComplete`; the body is
- * Anthropic-shaped), and `proxy` for any other provider path (passed through unchanged).
+ * Anthropic-shaped), `responses` (OpenAI's POST /v1/responses: native where the adapter declares it, else translated
+ * over `chatComplete`; docs/responses.md), and `proxy` for any other provider path (passed through unchanged).
  */
-export type EndpointKind = 'chatComplete' | 'complete' | 'embed' | 'moderate' | 'messages' | 'countTokens' | 'listModels' | 'proxy';
+export type EndpointKind = 'chatComplete' | 'complete' | 'embed' | 'moderate' | 'messages' | 'countTokens' | 'responses' | 'listModels' | 'proxy';
 
 export interface Logger {
   debug(obj: object | string, msg?: string): void;

@@ -106,6 +106,19 @@ const BASES: Record<BodyEndpoint, readonly (() => Record<string, Json>)[]> = {
     }),
   ],
   countTokens: [() => ({ model: 'm', messages: [{ role: 'user', content: 'Hi' }], system: 'S' })],
+  responses: [
+    () => ({ model: 'gpt-4o', input: 'Hi' }),
+    () => ({
+      model: 'gpt-4o',
+      instructions: 'Be brief.',
+      input: [{ role: 'user', content: 'Hi' }, { type: 'function_call_output', call_id: 'c', output: '42' }],
+      tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} } }],
+      metadata: { a: 'b' },
+      temperature: 1,
+      top_p: 0.5,
+      truncation: 'disabled',
+    }),
+  ],
 };
 
 const KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', 'messages', 'role',
@@ -197,7 +210,7 @@ function campaign(endpoint: BodyEndpoint, seed: number, runs: number): Outcome[]
 }
 
 describe('fuzz', () => {
-  for (const [index, endpoint] of (['chatComplete', 'complete', 'embed', 'moderate', 'messages', 'countTokens'] as const).entries()) {
+  for (const [index, endpoint] of (['chatComplete', 'complete', 'embed', 'moderate', 'messages', 'countTokens', 'responses'] as const).entries()) {
     test(`${endpoint}: ${RUNS} mutated bodies either pass or get a 400`, () => {
       const prototypeKeys = Object.getOwnPropertyNames(Object.prototype);
       const outcomes = campaign(endpoint, 0xc0ffee + index, RUNS);

@@ -6,6 +6,7 @@ import { embeddingsValidator } from './embeddings.ts';
 import { firstViolation } from './first-violation.ts';
 import { countTokensValidator, messagesValidator } from './messages.ts';
 import { moderationsValidator } from './moderations.ts';
+import { responsesValidator } from './responses.ts';
 import type { BodyValidator, Violation } from './types.ts';
 
 export type { ChatCompletionBody } from './chat.ts';
@@ -13,6 +14,8 @@ export type { CompletionBody } from './completions.ts';
 export type { EmbeddingBody } from './embeddings.ts';
 export type { MessagesBody } from './messages.ts';
 export type { ModerationBody } from './moderations.ts';
+export type { ResponsesBody } from './responses.ts';
+export { RESPONSES_TOOL_KINDS } from './responses.ts';
 export type { Violation } from './types.ts';
 export { ChatCompletionBodySchema } from './chat.ts';
 export { CompletionBodySchema } from './completions.ts';
@@ -29,6 +32,7 @@ const VALIDATORS: Readonly<Record<BodyEndpoint, BodyValidator>> = {
   moderate: moderationsValidator,
   messages: messagesValidator,
   countTokens: countTokensValidator,
+  responses: responsesValidator,
 };
 
 /** A JSON object as JSON.parse makes it: not null, not an array. */

@@ -41,6 +41,8 @@ export const ENDPOINT_TYPES: readonly string[] = [
 ];
 
 export function endpointTypeOf(endpoint: EndpointKind, path: string, method: string): string {
+  // The Responses API keeps the type it had as a passthrough path, so conditions naming it keep matching.
+  if (endpoint === 'responses') return 'createModelResponse';
   if (endpoint !== 'proxy' || method !== 'POST') return endpoint;
   return PROXY_ENDPOINT_TYPES.get(path) ?? 'proxy';
 }

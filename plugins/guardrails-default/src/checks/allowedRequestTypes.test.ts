@@ -24,7 +24,7 @@ describe('default.allowedRequestTypes', () => {
 
   test('bad parameters', () => {
     expect(allowedRequestTypes.validate({ allowedTypes: ['chat'] })).toEqual([
-      'allowedTypes: "chat" is not a request type (one of chatComplete, complete, embed, moderate, messages, countTokens, listModels, proxy)',
+      'allowedTypes: "chat" is not a request type (one of chatComplete, complete, embed, moderate, messages, countTokens, responses, listModels, proxy)',
     ]);
     expect(allowedRequestTypes.validate({ allowedTypes: ['embed'], blockedTypes: 'embed' })).toEqual(['blockedTypes: embed also in allowedTypes']);
     expect(allowedRequestTypes.validate({ allowedTypes: 5 })[0]).toStartWith('allowedTypes:');

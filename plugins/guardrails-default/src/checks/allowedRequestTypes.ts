@@ -1,7 +1,7 @@
 /**
  * `default.allowedRequestTypes` {allowedTypes?, blockedTypes?}: which kinds of endpoint a request may use. Types are
  * the gateway's endpoint kinds: `chatComplete`, `complete`, `embed`, `moderate`, `messages` and `countTokens`
- * (Anthropic's /v1/messages and its token count, `proxy` before), `listModels`, `proxy` (every other provider path).
+ * (Anthropic's /v1/messages and its token count, `proxy` before), `responses` (POST /v1/responses), `listModels`, `proxy` (every other provider path).
  * Each list is an array or a comma-separated string.
  *
  * - only allowedTypes: the request's type must be listed;
@@ -14,7 +14,7 @@ import type { EndpointKind } from '@gateway/sdk';
 import { Type } from '@sinclair/typebox';
 import { defineCheck } from '../check.ts';
 
-export const REQUEST_TYPES: readonly EndpointKind[] = ['chatComplete', 'complete', 'embed', 'moderate', 'messages', 'countTokens', 'listModels', 'proxy'];
+export const REQUEST_TYPES: readonly EndpointKind[] = ['chatComplete', 'complete', 'embed', 'moderate', 'messages', 'countTokens', 'responses', 'listModels', 'proxy'];
 
 const TypeList = Type.Union([Type.Array(Type.String({ minLength: 1 })), Type.String()]);
 
