@@ -150,7 +150,15 @@ describe.each(E2E_DIALECTS)('analytics: users, configs, providers and prompts (%
     expect(await count(`user_id=${userA}`)).toBe(4);
     expect(await count(`user_id=${userB},${userA}`)).toBe(7);
     const list = await gw().call<{ data: Json[] }>('GET', `/logs?config_id=${configSlug}&page_size=50`);
-    expect(list.body.data.length).toBe(3);
+    expect(list.body.data.map((l) => l.config_id)).toEqual([configId, configId, configId]);
+    // The list shows the columns: the prompt's calls, and the stored provider's.
+    const prompted = await gw().call<{ data: Json[] }>('GET', `/logs?prompt_id=prompt-${suffix}&page_size=50`);
+    expect(prompted.body.data.map((l) => [l.prompt_id, l.prompt_version, l.user_id]).sort()).toEqual([
+      [`prompt-${suffix}`, 1, userA],
+      [`prompt-${suffix}`, 2, userA],
+    ]);
+    const stored = await gw().call<{ data: Json[] }>('GET', `/logs?provider=${providerSlug}`);
+    expect(stored.body.data.map((l) => [l.provider, l.provider_slug])).toEqual([['openai', providerSlug]]);
     expect((await get('/analytics/summary?prompt_version=x')).status).toBe(400);
     expect((await get(`/analytics/summary?config_id=${'x'.repeat(65)}`)).status).toBe(400);
   });

@@ -23,7 +23,13 @@ export function presentLog(row: LogRow, options: { metadataVisible: boolean; det
     organisation_id: row.organisation_id,
     workspace_id: row.workspace_id,
     api_key_id: row.api_key_id,
+    // Who and what (docs/admin/analytics.md, "What the request log records"): null in rows written before them.
+    user_id: row.user_id,
     provider: row.provider,
+    provider_slug: row.provider_slug,
+    config_id: row.config_id,
+    prompt_id: row.prompt_id,
+    prompt_version: row.prompt_version,
     model: row.model,
     endpoint: row.endpoint,
     method: row.method,
