@@ -1,0 +1,60 @@
+/**
+ * Files, batches and fine-tuning jobs (OpenAI's /v1/files, /v1/batches, /v1/fine_tuning/jobs): kinds of gateway
+ * routes whose work outlives a request. The core authenticates the call, checks its scope, resolves its config and
+ * says whether the config's target keeps such objects itself (its adapter's `nativeJobs`); the plugin providing
+ * `JobServices.jobEndpoints` does the rest: forwards to such a target, or stores files and runs batches itself.
+ * Without that plugin these paths are passed through unchanged, as before.
+ */
+import type { GatewayConfig } from './config.ts';
+import type { Caller } from './plugin.ts';
+import { defineService } from './services.ts';
+
+export type JobKind = 'files' | 'batches' | 'fineTuning';
+
+/**
+ * The scopes each job kind needs (any one; `*` grants all). These paths were passthrough before, so `proxy.write`
+ * keeps working; `completions.write` is enough since a batch is completions run later.
+ */
+export const JOB_CALL_SCOPES: Readonly<Record<JobKind, readonly string[]>> = {
+  files: ['completions.write', 'proxy.write'],
+  batches: ['completions.write', 'proxy.write'],
+  fineTuning: ['completions.write', 'proxy.write'],
+};
+
+/** One call to a job route, authenticated and with its config resolved. */
+export interface JobCall {
+  readonly kind: JobKind;
+  readonly method: string;
+  /** Path after `/v1`, e.g. `/batches/batch_abc/cancel`. */
+  readonly path: string;
+  /** Query string with its `?`, or ''. */
+  readonly search: string;
+  readonly headers: Headers;
+  readonly traceId: string;
+  readonly caller: Caller;
+  /** The request's config (headers, saved config, virtual key), as a gateway call would use it. */
+  readonly config: GatewayConfig;
+  /**
+   * The config is one target whose provider declares this kind natively (`ProviderAdapter.nativeJobs`): the
+   * provider stores the files and runs the batches and fine-tuning jobs itself.
+   */
+  readonly native: boolean;
+  /** The body as received (undefined for GET and DELETE), read under the job body limit. */
+  readonly body: Uint8Array | undefined;
+  /**
+   * Sends the call to the provider through the pipeline (config, hooks, retries, request log), the body as given
+   * (default: as received), and returns its answer unchanged.
+   */
+  forward(body?: Uint8Array): Promise<Response>;
+}
+
+export interface JobEndpoints {
+  /** The largest body a job route accepts (a file upload), in bytes. */
+  readonly maxBodyBytes: number;
+  handle(call: JobCall): Promise<Response>;
+}
+
+export const JobServices = {
+  /** Files, batches and fine-tuning (plugins/batches). */
+  jobEndpoints: defineService<JobEndpoints>('jobEndpoints'),
+} as const;
