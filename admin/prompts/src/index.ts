@@ -6,6 +6,7 @@
 import { AdminServices, type SecuritySettingsService } from '@gateway/admin-kit';
 import { definePlugin, type GatewayCalls, Services } from '@gateway/sdk';
 import { PromptAccessRules } from './access.ts';
+import { promptStage } from './config-target.ts';
 import { partialRoutes } from './routes/partials.ts';
 import { promptRoutes, SCOPES } from './routes/prompts.ts';
 import { runRoutes } from './routes/run.ts';
@@ -34,5 +35,6 @@ export default definePlugin({
     const access = new PromptAccessRules(() => security);
     const routes = [...partialRoutes({ database, store, access }), ...promptRoutes({ database, store, access }), ...runRoutes({ store, access, calls: () => calls })];
     for (const route of routes) api.route(route);
+    api.stage(promptStage(store));
   },
 });

@@ -3,6 +3,7 @@ import {
   type Caller,
   type EndpointKind,
   Errors,
+  type GatewayConfig,
   GatewayError,
   type GatewayRequest,
   type KeyVerifier,
@@ -16,6 +17,26 @@ import { checkCallScope } from './call-scope.ts';
 import type { Metrics } from './metrics.ts';
 import { withWorkspaceMetadata } from './metadata-defaults.ts';
 import { bearerValue, type HeaderValues, headersNameRoute, type ModelRouted, resolveConfig, routeByModel } from './resolve.ts';
+
+/** Whether a config, or any of its targets, names a prompt (`prompt_id`). Asked only of a body that failed validation. */
+function namesPrompt(node: GatewayConfig): boolean {
+  return typeof node.prompt_id === 'string' || (node.targets ?? []).some((child) => namesPrompt(child as GatewayConfig));
+}
+
+/**
+ * A body that failed validation is refused (its error first, as for any call), unless the config names a prompt: the
+ * prompt's template makes that body (the client sends `variables` and hyperparameters, no messages; the prompts
+ * plugin's request stage renders it).
+ */
+function refuseInvalid(invalid: unknown, values: HeaderValues, caller: Caller): void {
+  let config: GatewayConfig;
+  try {
+    config = resolveConfig(values, caller, undefined);
+  } catch {
+    throw invalid;
+  }
+  if (!namesPrompt(config)) throw invalid;
+}
 
 /** Service `apiKeyVerifier`. */
 export type Authenticator = KeyVerifier;
@@ -119,7 +140,11 @@ export async function handleGatewayCall(request: Request, endpoint: EndpointKind
     if (deps.workspaceDefaults) metadata = withWorkspaceMetadata(metadata, deps.workspaceDefaults.metadata(caller.workspaceId));
     if (endpoint !== 'proxy' && endpoint !== 'listModels') {
       body = parseJsonObject(rawBody);
-      validateBody(endpoint, body);
+      try {
+        validateBody(endpoint, body);
+      } catch (invalid) {
+        refuseInvalid(invalid, values, caller);
+      }
       parsedBody = body;
     }
     let routed: ModelRouted | undefined;
