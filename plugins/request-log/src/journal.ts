@@ -83,6 +83,8 @@ export class Journal {
   private handle: FileHandle | undefined;
   private readonly segmentBytes: number;
   private closed = false;
+  /** Appends (the spill) and reads and commits (the replay) run from two loops: one at a time here. */
+  private turn: Promise<unknown> = Promise.resolve();
 
   private constructor(
     readonly dir: string,
@@ -122,7 +124,27 @@ export class Journal {
    * Appends whole records. False (nothing written) when they would take the journal past its disk budget. Throws
    * on an I/O error (the caller counts the records as dropped).
    */
-  async append(text: string): Promise<boolean> {
+  append(text: string): Promise<boolean> {
+    return this.exclusive(() => this.appendNow(text));
+  }
+
+  /** The next records to replay, about `maxBytes` of them (at least one), or undefined when none wait. */
+  read(maxBytes: number): Promise<JournalBatch | undefined> {
+    return this.exclusive(() => this.readNow(maxBytes));
+  }
+
+  /** Records up to `next` are stored: replay goes on from there (saved for the next start). */
+  commit(next: Position): Promise<void> {
+    return this.exclusive(() => this.commitNow(next));
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(fn, fn);
+    this.turn = run.catch(() => undefined);
+    return run;
+  }
+
+  private async appendNow(text: string): Promise<boolean> {
     if (this.closed) throw new Error('the request-log journal is closed');
     const bytes = Buffer.byteLength(text);
     if (this.diskBytes + bytes > this.o.maxBytes) return false;
@@ -143,8 +165,7 @@ export class Journal {
     return true;
   }
 
-  /** The next records to replay, about `maxBytes` of them (at least one), or undefined when none wait. */
-  async read(maxBytes: number): Promise<JournalBatch | undefined> {
+  private async readNow(maxBytes: number): Promise<JournalBatch | undefined> {
     for (;;) {
       const index = this.segments.findIndex((s) => s.n >= this.cursor.segment);
       if (index < 0) return undefined;
@@ -176,8 +197,7 @@ export class Journal {
     }
   }
 
-  /** Records up to `next` are stored: replay goes on from there (saved for the next start). */
-  async commit(next: Position): Promise<void> {
+  private async commitNow(next: Position): Promise<void> {
     this.cursor = next;
     // Segments wholly replayed, except the one appended to, are deleted at once.
     while (this.segments.length > 1 && this.segments[0]!.n < next.segment) await this.dropSegment(this.segments[0]!.n);
@@ -198,7 +218,11 @@ export class Journal {
   }
 
   /** Releases the directory (its files stay for the next start). */
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    return this.exclusive(() => this.closeNow());
+  }
+
+  private async closeNow(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.handle?.close();
