@@ -66,7 +66,7 @@ describe('rendering', () => {
 
   test('token limits: root max_completion_tokens, root max_tokens, saved max_completion_tokens, saved max_tokens, first wins', () => {
     const saved = compilePrompt(chat('hi', { model: 'm', max_tokens: 10, max_completion_tokens: 20 }));
-    const limits = (overrides: Record<string, number>) => {
+    const limits = (overrides: Record<string, number>): unknown[] => {
       const b = renderBody(saved, {}, overrides);
       return [b.max_completion_tokens, b.max_tokens];
     };
