@@ -3,7 +3,7 @@ import { configValidator, loadedConfig, setSavedConfigResolver, setSavedGuardrai
 import { createDatabase, databaseThreads } from '@gateway/db';
 import { loadPlugins, type LoadResult } from '@gateway/loader';
 import { HostGuard, Inheritance, orderStages, type PipelineDeps, type Resolver } from '@gateway/pipeline';
-import { type EndpointKind, Errors, GatewayError, type Logger, type ServiceToken, Services, type StateStore } from '@gateway/sdk';
+import { type EndpointKind, Errors, GatewayError, type Logger, RoutingServices, type ServiceToken, Services, type StateStore } from '@gateway/sdk';
 import { type AdminDeps, adminHandler } from './admin-routes.ts';
 import { createStateStore } from '@gateway/state';
 import { type AnyElysia, Elysia } from 'elysia';
@@ -137,7 +137,16 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   registry.provide(Services.gatewayCalls, internalCalls(pipeline));
   const authenticator = registry.optional(Services.apiKeyVerifier);
   const readiness = new Readiness(database, loadProblems(plugins, authenticator !== undefined));
-  const deps: HandlerDeps = { pipeline, authenticator, metrics, logger, maxBodyBytes: settings.maxRequestBodyBytes };
+  const deps: HandlerDeps = {
+    pipeline,
+    authenticator,
+    metrics,
+    logger,
+    maxBodyBytes: settings.maxRequestBodyBytes,
+    // Calls that name only a model (docs/clients.md): aliases and default configs; workspace default metadata.
+    modelRouting: registry.optional(RoutingServices.modelRouting),
+    workspaceDefaults: registry.optional(RoutingServices.workspaceDefaults),
+  };
 
   const gatewayCall = (request: Request) => {
     const { pathname, search } = splitUrl(request.url);
