@@ -15,6 +15,7 @@ import { withCors } from './cors.ts';
 import { assertDatabaseReachable, loadProblems, Readiness } from './readiness.ts';
 import { Metrics, metricsEndpoint } from './metrics.ts';
 import { internalCalls } from './internal-calls.ts';
+import { handleMessagesCall, messagesRoute } from './messages-route.ts';
 import { makeProviderResolver } from './resolve.ts';
 
 export const CORE_VERSION = '1.0.0';
@@ -150,6 +151,9 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
 
   const gatewayCall = (request: Request) => {
     const { pathname, search } = splitUrl(request.url);
+    // Anthropic's Messages API (and its /v1/v1 form): messages-route.ts.
+    const messages = request.method === 'POST' ? messagesRoute(pathname) : undefined;
+    if (messages) return handleMessagesCall(request, messages, search, deps);
     const endpoint =
       request.method === 'POST' ? FIRST_CLASS[pathname] : request.method === 'GET' && pathname === '/v1/models' ? 'listModels' : undefined;
     return handleGatewayCall(request, endpoint ?? 'proxy', pathname.slice(3), search, deps);
