@@ -226,18 +226,21 @@ describe.each(E2E_DIALECTS)('day one: a base URL and a key are enough (%s)', (di
       expect(lastUpstream().json).toMatchObject({ stream_options: { include_usage: true } });
     }
 
-    // A passthrough stream (Responses API events) longer than the logged body: its usage comes at the very end.
+    // A passthrough stream (Assistants run events) longer than the logged body: its usage comes at the very end.
     const filler = 'x'.repeat(2_000);
     const events = [
-      { event: 'response.created', data: { type: 'response.created', response: { id: 'resp_1', status: 'in_progress', usage: null } } },
-      ...Array.from({ length: 60 }, (_, i) => ({ event: 'response.output_text.delta', data: { type: 'response.output_text.delta', delta: `${i}${filler}` } })),
+      { event: 'thread.run.created', data: { id: 'run_1', object: 'thread.run', status: 'queued', usage: null } },
+      ...Array.from({ length: 60 }, (_, i) => ({
+        event: 'thread.message.delta',
+        data: { id: 'msg_1', object: 'thread.message.delta', delta: { content: [{ index: 0, type: 'text', text: { value: `${i}${filler}` } }] } },
+      })),
       {
-        event: 'response.completed',
-        data: { type: 'response.completed', response: { id: 'resp_1', status: 'completed', usage: { input_tokens: 37, output_tokens: 1234, total_tokens: 1271 } } },
+        event: 'thread.run.completed',
+        data: { id: 'run_1', object: 'thread.run', status: 'completed', usage: { prompt_tokens: 37, completion_tokens: 1234, total_tokens: 1271 } },
       },
     ];
     mock.setBehavior({ kind: 'stream', frames: events });
-    const passthrough = await fetch(`${gw.url}/v1/responses`, {
+    const passthrough = await fetch(`${gw.url}/v1/threads/thread_1/runs`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -247,7 +250,7 @@ describe.each(E2E_DIALECTS)('day one: a base URL and a key are enough (%s)', (di
         authorization: `Bearer ${stack().providerKey}`,
         'x-gateway-trace-id': trace('passthrough'),
       },
-      body: JSON.stringify({ model: 'gpt-4o-mini', input: 'long stream', stream: true }),
+      body: JSON.stringify({ assistant_id: 'asst_1', stream: true }),
     });
     const text = await passthrough.text();
     expect(text.length).toBeGreaterThan(100_000);
