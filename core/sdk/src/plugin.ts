@@ -103,6 +103,11 @@ export interface InternalCall {
   spanName?: string;
   /** The prompt the call runs from: becomes the request's `prompt` (and so the log's prompt_id / prompt_version). */
   prompt?: PromptRun;
+  /**
+   * The call's metadata (`x-gateway-metadata` of the request that caused it, parsed): stored with the log, read by
+   * conditional routing, policies and guardrails as a client's. None when absent.
+   */
+  metadata?: Readonly<Record<string, string>>;
   signal?: AbortSignal;
 }
 
@@ -242,7 +247,10 @@ export interface AttemptRecord {
   error?: string;
   /** The integration whose stored credentials the attempt used (a `@slug` provider): its prices apply. */
   integrationId?: string;
-  /** The attempt's stream broke after content reached the client (`error` says how); a later attempt went on. */
+  /**
+   * The attempt's stream broke after content reached the client (`error` says how) and the config was asked for the
+   * rest: the attempts after it that say `continued` went on with it (none when nothing was left to try).
+   */
   broken?: boolean;
   /** The attempt continued a broken stream: with the partial answer as prefill, or by regenerating it. */
   continued?: ContinuationMode;
