@@ -161,10 +161,10 @@ for (const dialect of E2E_DIALECTS) {
       expect((await call(s, 'GET', `/prompts?name=${encodeURIComponent('SUPPORT B')}`)).body).toMatchObject({ total: 1 });
     });
 
-    test('completions through the openai SDK: {status, headers, body}, the rendered body sent, the prompt in the request log', async () => {
+    test('completions through the openai SDK: {status, headers, body}, the rendered body sent, the prompt and the metadata in the request log', async () => {
       const s = stack();
       const traceId = `prompt-${crypto.randomUUID()}`;
-      const client = promptClient(s, s.gw.adminKey, { 'x-gateway-trace-id': traceId });
+      const client = promptClient(s, s.gw.adminKey, { 'x-gateway-trace-id': traceId, 'x-gateway-metadata': JSON.stringify({ team: 'support', ticket: 7 }) });
       const answer = await client.post<{ status: string; headers: Record<string, string>; body: OpenAI.ChatCompletion }>(`/prompts/${slug}@1/completions`, {
         body: { variables: { company: 'C', question: 'what now?', agent: 'D' }, temperature: 1.1 },
       });
@@ -177,6 +177,9 @@ for (const dialect of E2E_DIALECTS) {
       expect(sent?.json).toMatchObject({ model: 'gpt-4o-mini', temperature: 1.1, max_tokens: 50, messages: [{ role: 'system', content: 'You help C customers. Be kind. -- D of C' }, {}] });
       const row = await logRow(s, traceId);
       expect({ prompt_id: row.prompt_id, prompt_version: Number(row.prompt_version), status: Number(row.status) }).toEqual({ prompt_id: promptId, prompt_version: 1, status: 200 });
+      expect(typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata).toEqual({ team: 'support', ticket: '7' });
+      const badMetadata = await call<ErrorBody>(s, 'POST', `/prompts/${slug}/completions`, { variables: {} }, s.gw.adminKey, { 'x-gateway-metadata': '[1]' });
+      expect({ status: badMetadata.status, param: badMetadata.body.error.param }).toEqual({ status: 400, param: 'x-gateway-metadata' });
     });
 
     test('completions streamed through the openai SDK, as /chat/completions streams', async () => {

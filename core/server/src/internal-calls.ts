@@ -33,7 +33,7 @@ export function internalCalls(pipeline: PipelineDeps): GatewayCalls {
         body: call.body,
         rawBody: undefined,
         parsedBody: undefined,
-        metadata: NO_METADATA,
+        metadata: call.metadata ?? NO_METADATA,
         caller: call.caller,
         config: call.config,
         signal: call.signal ?? NEVER,

@@ -4,7 +4,8 @@
  * hyperparameter at its root, over the saved ones (render.ts). Render answers `{success: true, data}`, data being the
  * body for /chat/completions (or /completions for a text template). Completions sends that body through the
  * gateway's own pipeline (service `gatewayCalls`) to the prompt's target, as the caller: hooks, cache, limits, retries
- * and the request log apply as to a client's call. A whole answer comes back as `{status, headers, body}`; with
+ * and the request log apply as to a client's call, with its `x-gateway-trace-id`, `x-gateway-span-name` and
+ * `x-gateway-metadata`. A whole answer comes back as `{status, headers, body}`; with
  * `stream: true` the events come as /chat/completions streams them; an error comes as the gateway's error answer.
  */
 import type { AdminRequest, AdminRoute, Caller, GatewayCalls, GatewayConfig, JsonObject } from '@gateway/sdk';
@@ -35,6 +36,21 @@ function splitBody(raw: unknown): { variables: Record<string, unknown>; override
   if (variables === null || typeof variables !== 'object' || Array.isArray(variables)) throw Errors.badRequest('variables must be an object', 'variables');
   if (overrides.stream !== undefined && typeof overrides.stream !== 'boolean') throw Errors.badRequest('stream must be a boolean', 'stream');
   return { variables: variables as Record<string, unknown>, overrides: overrides as JsonObject };
+}
+
+/** `x-gateway-metadata` as a client's call reads it: a JSON object, non-string values as their JSON; 400 otherwise. */
+export function metadataOf(value: string | null): Readonly<Record<string, string>> | undefined {
+  if (value === null || value === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw Errors.badRequest('x-gateway-metadata must be a JSON object of string values', 'x-gateway-metadata');
+  const out: Record<string, string> = Object.create(null);
+  for (const [key, item] of Object.entries(parsed)) out[key] = typeof item === 'string' ? item : JSON.stringify(item);
+  return out;
 }
 
 /** The stored target as a config, resolved for the caller as the config header would be. */
@@ -82,6 +98,7 @@ export function runRoutes(deps: RunRouteDeps): AdminRoute[] {
     async handle(req) {
       const calls = deps.calls();
       if (!calls) throw Errors.internal('prompts: completions called before the gateway was ready');
+      const metadata = metadataOf(req.headers.get('x-gateway-metadata'));
       const { entry, loaded, body } = await rendered(req, 'run');
       const caller = callerFor(req.caller, entry);
       const config = targetConfig(calls, loaded.definition.target, caller);
@@ -93,6 +110,7 @@ export function runRoutes(deps: RunRouteDeps): AdminRoute[] {
         traceId: req.headers.get('x-gateway-trace-id') || undefined,
         spanName: req.headers.get('x-gateway-span-name') || undefined,
         prompt: { id: entry.id, version: loaded.version },
+        metadata,
       });
       if (body.stream === true || !response.ok) return response;
       const headers: Record<string, string> = {};
