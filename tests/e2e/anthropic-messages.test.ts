@@ -172,6 +172,26 @@ describe.each(BASES)('base URL %s', (_, base) => {
       });
     }, T);
 
+    test('asked to stream, answered whole (a server that ignores stream): the SDK still gets its events', async () => {
+      openai.enqueue({
+        kind: 'respond',
+        body: {
+          id: 'chatcmpl-whole',
+          object: 'chat.completion',
+          created: 1,
+          model: 'gpt-4o-mini',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'All at once' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 },
+        },
+      });
+      const stream = sdk('openai', base()).messages.stream({ model: 'gpt-4o-mini', max_tokens: 20, messages: [{ role: 'user', content: 'Hi there' }] });
+      const texts: string[] = [];
+      stream.on('text', (delta) => texts.push(delta));
+      const final = await stream.finalMessage();
+      expect(texts).toEqual(['All at once']);
+      expect(final).toMatchObject({ id: 'msg_chatcmpl-whole', content: [{ type: 'text', text: 'All at once' }], stop_reason: 'end_turn', usage: { input_tokens: 2, output_tokens: 3 } });
+    }, T);
+
     test('a tool_use round trip, whole and streamed', async () => {
       const client = sdk('openai', base());
       const ask = { role: 'user' as const, content: 'What is the weather in Paris?' };

@@ -18,7 +18,7 @@ import type { CallOptions } from '../call.ts';
 import { estimateInputTokens } from './count.ts';
 import { messagesToChat } from './request.ts';
 import { chatToMessages } from './response.ts';
-import { ChatToMessagesStream } from './stream.ts';
+import { ChatToMessagesStream, eventsOfMessage } from './stream.ts';
 
 type CallProvider = (req: GatewayRequest, attempt: Attempt, opts: CallOptions) => Promise<AttemptResult>;
 
@@ -28,6 +28,7 @@ export function translatesMessages(req: GatewayRequest, provider: ProviderAdapte
 }
 
 const encoder = new TextEncoder();
+const STREAM_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' };
 
 function failed(providerId: string, err: GatewayError): AttemptResult {
   return { response: err.toResponse(), status: err.status, providerId, error: err, settled: Promise.resolve({ body: undefined, error: err }) };
@@ -67,15 +68,27 @@ export async function callMessagesOverChat(req: GatewayRequest, attempt: Attempt
   const model = typeof body.model === 'string' ? body.model : undefined;
 
   if (result.answer) {
-    let text: string;
+    let message: JsonObject;
     let usage: JsonObject | undefined;
     try {
       const json = JSON.parse(result.answer.text) as JsonObject;
       usage = typeof json.usage === 'object' && json.usage !== null && !Array.isArray(json.usage) ? json.usage : undefined;
-      text = JSON.stringify(chatToMessages(json, model));
+      message = chatToMessages(json, model);
     } catch (error) {
       return failed(providerId, Errors.upstreamInvalid(providerId, error instanceof Error ? error.message : String(error)));
     }
+    if (body.stream === true) {
+      // Asked to stream, answered whole: the client still gets the events it reads.
+      const events = eventsOfMessage(message);
+      return {
+        response: new Response(events, { status: 200, headers: STREAM_HEADERS }),
+        status: 200,
+        providerId,
+        upstreamLatencyMs: result.upstreamLatencyMs,
+        settled: Promise.resolve({ body: events.slice(0, opts.captureLimit), usage, complete: true }),
+      };
+    }
+    const text = JSON.stringify(message);
     return jsonAnswer(text, providerId, result.upstreamLatencyMs, { body: text, usage });
   }
 
@@ -130,9 +143,6 @@ function streamed(result: AttemptResult, upstream: ReadableStream<Uint8Array>, m
       finish(true);
     },
   });
-  const response = new Response(stream, {
-    status: 200,
-    headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' },
-  });
+  const response = new Response(stream, { status: 200, headers: STREAM_HEADERS });
   return { response, status: 200, providerId: result.providerId, upstreamLatencyMs: result.upstreamLatencyMs, settled };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { ChatToMessagesStream } from './stream.ts';
+import type { JsonObject } from '@gateway/sdk';
+import { ChatToMessagesStream, eventsOfMessage } from './stream.ts';
 
 const data = (chunk: unknown) => `data: ${JSON.stringify(chunk)}\n\n`;
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
@@ -122,5 +123,40 @@ describe('ChatToMessagesStream', () => {
     const all = events(run('data: [DONE]\n\n'));
     expect(all.map(([name]) => name)).toEqual(['message_start', 'ping', 'message_delta', 'message_stop']);
     expect(all[0]?.[1]).toMatchObject({ message: { model: 'asked' } });
+  });
+});
+
+describe('eventsOfMessage', () => {
+  test('a whole answer as the events of a stream, one delta per block', () => {
+    const usage = { input_tokens: 3, output_tokens: 4, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    const message: JsonObject = {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'm',
+      content: [
+        { type: 'thinking', thinking: 'Hmm', signature: '' },
+        { type: 'text', text: 'Calling.' },
+        { type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Paris' } },
+      ],
+      stop_reason: 'tool_use',
+      stop_sequence: null,
+      usage,
+    };
+    expect(events(eventsOfMessage(message))).toEqual([
+      ['message_start', { type: 'message_start', message: { ...message, content: [], stop_reason: null } }],
+      ['ping', { type: 'ping' }],
+      ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }],
+      ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Hmm' } }],
+      ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+      ['content_block_start', { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } }],
+      ['content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'Calling.' } }],
+      ['content_block_stop', { type: 'content_block_stop', index: 1 }],
+      ['content_block_start', { type: 'content_block_start', index: 2, content_block: { type: 'tool_use', id: 'call_1', name: 'get_weather', input: {} } }],
+      ['content_block_delta', { type: 'content_block_delta', index: 2, delta: { type: 'input_json_delta', partial_json: '{"city":"Paris"}' } }],
+      ['content_block_stop', { type: 'content_block_stop', index: 2 }],
+      ['message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage }],
+      ['message_stop', { type: 'message_stop' }],
+    ]);
   });
 });

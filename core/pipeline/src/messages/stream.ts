@@ -169,3 +169,29 @@ export class ChatToMessagesStream {
     return sseEvent('error', { type: 'error', error });
   }
 }
+
+/**
+ * A whole Messages answer as the events of a stream, for a client that asked to stream from a provider that answered
+ * whole (a server that ignores `stream`): the same events a stream of it would have had, each block in one delta.
+ */
+export function eventsOfMessage(message: JsonObject): string {
+  const content = Array.isArray(message.content) ? message.content : [];
+  let out = sseEvent('message_start', { type: 'message_start', message: { ...message, content: [], stop_reason: null, stop_sequence: null } });
+  out += sseEvent('ping', { type: 'ping' });
+  content.forEach((block, index) => {
+    if (!isObject(block)) return;
+    const start: JsonObject =
+      block.type === 'text' ? { type: 'text', text: '' } : block.type === 'thinking' ? { type: 'thinking', thinking: '', signature: '' } : { ...block, input: {} };
+    const delta: JsonObject =
+      block.type === 'text'
+        ? { type: 'text_delta', text: block.text ?? '' }
+        : block.type === 'thinking'
+          ? { type: 'thinking_delta', thinking: block.thinking ?? '' }
+          : { type: 'input_json_delta', partial_json: JSON.stringify(block.input ?? {}) };
+    out += sseEvent('content_block_start', { type: 'content_block_start', index, content_block: start });
+    out += sseEvent('content_block_delta', { type: 'content_block_delta', index, delta });
+    out += sseEvent('content_block_stop', { type: 'content_block_stop', index });
+  });
+  out += sseEvent('message_delta', { type: 'message_delta', delta: { stop_reason: message.stop_reason ?? 'end_turn', stop_sequence: null }, usage: message.usage ?? {} });
+  return out + sseEvent('message_stop', { type: 'message_stop' });
+}
