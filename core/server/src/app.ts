@@ -3,7 +3,7 @@ import { configValidator, loadedConfig, setSavedConfigResolver, setSavedGuardrai
 import { createDatabase, databaseThreads } from '@gateway/db';
 import { loadPlugins, type LoadResult } from '@gateway/loader';
 import { HostGuard, Inheritance, orderStages, type PipelineDeps, type Resolver } from '@gateway/pipeline';
-import { type EndpointKind, Errors, GatewayError, type Logger, RoutingServices, type ServiceToken, Services, type StateStore } from '@gateway/sdk';
+import { type EndpointKind, Errors, GatewayError, JobServices, type Logger, RoutingServices, type ServiceToken, Services, type StateStore } from '@gateway/sdk';
 import { type AdminDeps, adminHandler } from './admin-routes.ts';
 import { createStateStore } from '@gateway/state';
 import { type AnyElysia, Elysia } from 'elysia';
@@ -15,6 +15,7 @@ import { withCors } from './cors.ts';
 import { assertDatabaseReachable, loadProblems, Readiness } from './readiness.ts';
 import { Metrics, metricsEndpoint } from './metrics.ts';
 import { internalCalls } from './internal-calls.ts';
+import { handleJobCall, type JobDeps, jobKindOf } from './jobs-route.ts';
 import { handleMessagesCall, messagesRoute } from './messages-route.ts';
 import { makeProviderResolver } from './resolve.ts';
 
@@ -149,8 +150,13 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     workspaceDefaults: registry.optional(RoutingServices.workspaceDefaults),
   };
 
+  // Files, batches and fine-tuning (jobs-route.ts): the plugin that keeps them, when one is loaded; else passthrough.
+  const jobEndpoints = registry.optional(JobServices.jobEndpoints);
+  const jobDeps: JobDeps | undefined = jobEndpoints && { ...deps, jobs: jobEndpoints };
   const gatewayCall = (request: Request) => {
     const { pathname, search } = splitUrl(request.url);
+    const jobKind = jobDeps ? jobKindOf(pathname) : undefined;
+    if (jobKind && jobDeps) return handleJobCall(request, jobKind, pathname, search, jobDeps);
     // Anthropic's Messages API (and its /v1/v1 form): messages-route.ts.
     const messages = request.method === 'POST' ? messagesRoute(pathname) : undefined;
     if (messages) return handleMessagesCall(request, messages, search, deps);
