@@ -1,0 +1,113 @@
+/**
+ * /v1/batches run by the gateway (for a target without a native batch API): create, list (`after`, `limit` 1..100
+ * default 20), retrieve and cancel, per workspace. The work itself is the runner's (batch-runner.ts).
+ */
+import type { SecretBox } from '@gateway/admin-kit';
+import { and, type DatabaseHelpers, desc, eq, Errors, inArray, type JobCall, type JsonObject, lt, or } from '@gateway/sdk';
+import { checkBatchBody, COMPLETION_WINDOWS } from './batch-body.ts';
+import { batchObject, type BatchRow } from './batch-object.ts';
+import { type BatchRunner, configPlace } from './batch-runner.ts';
+import type { GatewayFiles } from './files.ts';
+import { json, listPage, newId, nowSeconds, parseBody, queryInt, segments } from './respond.ts';
+import { gatewayBatches } from './tables.ts';
+
+export interface BatchesDeps {
+  database: DatabaseHelpers;
+  files: GatewayFiles;
+  runner: BatchRunner;
+  box: SecretBox;
+}
+
+export class GatewayBatches {
+  constructor(private readonly deps: BatchesDeps) {}
+
+  async handle(call: JobCall): Promise<Response> {
+    const [id, sub, ...extra] = segments(call.path, '/batches');
+    if (extra.length) throw Errors.notFound('No such route');
+    if (!id) {
+      if (call.method === 'POST') return json(batchObject(await this.create(call)));
+      if (call.method === 'GET') return json(await this.list(call.caller.workspaceId, new URLSearchParams(call.search)));
+    } else if (!sub && call.method === 'GET') return json(batchObject(await this.find(call.caller.workspaceId, id)));
+    else if (sub === 'cancel' && call.method === 'POST') return json(batchObject(await this.cancel(call.caller.workspaceId, id)));
+    throw Errors.notFound('No such route');
+  }
+
+  private async find(workspaceId: string, id: string): Promise<BatchRow> {
+    const [row] = await this.deps.database.select(gatewayBatches, { where: (c) => and(eq(c.id, id), eq(c.workspace_id, workspaceId)), fresh: true });
+    if (!row) throw Errors.notFound(`No such Batch object: ${id}`);
+    return row;
+  }
+
+  private async create(call: JobCall): Promise<BatchRow> {
+    const request = checkBatchBody(parseBody(call.body));
+    const file = await this.deps.files.find(call.caller.workspaceId, request.inputFileId).catch(() => undefined);
+    if (!file) throw Errors.badRequest(`No such File object: ${request.inputFileId}`, 'input_file_id');
+    if (file.purpose !== 'batch') throw Errors.badRequest(`The input file's purpose must be batch, not ${file.purpose}`, 'input_file_id');
+    const id = newId('batch_');
+    const created = nowSeconds();
+    const row: BatchRow = {
+      id,
+      organisation_id: call.caller.organisationId,
+      workspace_id: call.caller.workspaceId,
+      endpoint: request.endpoint,
+      input_file_id: request.inputFileId,
+      completion_window: request.completionWindow,
+      status: 'validating',
+      created_at: created,
+      expires_at: created + COMPLETION_WINDOWS[request.completionWindow]!,
+      in_progress_at: null,
+      finalizing_at: null,
+      completed_at: null,
+      failed_at: null,
+      expired_at: null,
+      cancelling_at: null,
+      cancelled_at: null,
+      output_file_id: null,
+      error_file_id: null,
+      errors: null,
+      total: 0,
+      completed: 0,
+      failed: 0,
+      metadata: request.metadata,
+      caller: { ...call.caller, scopes: [...call.caller.scopes] } as unknown as JsonObject,
+      config: this.deps.box.sealJson(call.config, configPlace(id)),
+      trace_id: call.traceId,
+      lease_owner: null,
+      lease_expires_at: null,
+    };
+    await this.deps.database.insert(gatewayBatches, row);
+    // Started here at once; another process takes it up only if this one stops holding it.
+    void this.deps.runner.run(id);
+    return row;
+  }
+
+  private async list(workspaceId: string, query: URLSearchParams): Promise<JsonObject> {
+    const limit = queryInt(query, 'limit', 20, 1, 100);
+    const after = query.get('after');
+    const cursor = after ? await this.find(workspaceId, after) : undefined;
+    const rows = await this.deps.database.select(gatewayBatches, {
+      where: (c) =>
+        and(
+          eq(c.workspace_id, workspaceId),
+          cursor ? or(lt(c.created_at, cursor.created_at), and(eq(c.created_at, cursor.created_at), lt(c.id, cursor.id))) : undefined,
+        ),
+      orderBy: (c) => [desc(c.created_at), desc(c.id)],
+      limit: limit + 1,
+      fresh: true,
+    });
+    return listPage(rows.map(batchObject) as (JsonObject & { id: string })[], limit);
+  }
+
+  private async cancel(workspaceId: string, id: string): Promise<BatchRow> {
+    const row = await this.find(workspaceId, id);
+    if (row.status === 'cancelling' || row.status === 'cancelled') return row;
+    const changed = await this.deps.database.update(gatewayBatches, { status: 'cancelling', cancelling_at: nowSeconds() }, (c) =>
+      and(eq(c.id, id), inArray(c.status, ['validating', 'in_progress'])),
+    );
+    if (changed === 0) throw Errors.conflict(`A batch that is ${(await this.find(workspaceId, id)).status} cannot be cancelled`, 'batch_id');
+    // The run in this process stops at once; one in another process at its next lease renewal; none: taken up here.
+    this.deps.runner.cancel(id);
+    void this.deps.runner.run(id);
+    return this.find(workspaceId, id);
+  }
+}
