@@ -15,6 +15,7 @@ import { track, untrack, type Watch } from './deadlines.ts';
 import { forwardedHeaders, passthroughHeaders, relayedResponseHeaders, retryAfterMs } from './headers.ts';
 import type { HostGuard, Route } from './host-guard.ts';
 import { callMessagesOverChat, translatesMessages } from './messages/attempt.ts';
+import { callResponses, handlesResponses } from './responses/attempt.ts';
 import { applyParamRules } from './params.ts';
 import { normaliseProviderError } from './provider-errors.ts';
 import { PassthroughUsage } from './streams/passthrough-usage.ts';
@@ -102,7 +103,8 @@ function prepare(req: GatewayRequest, attempt: Attempt, ctx: TranslateContext) {
 
   // A provider that speaks Anthropic's Messages natively: the call passes through as it did when it was a proxy path
   // (the client's headers, the answer's bytes), to the adapter's path, with the body as parameter rules left it.
-  const native = req.endpoint === 'messages' || req.endpoint === 'countTokens' ? provider.endpoints[req.endpoint] : undefined;
+  // So does one that speaks OpenAI's Responses API (responses/attempt.ts forwards such calls here).
+  const native = req.endpoint === 'messages' || req.endpoint === 'countTokens' || req.endpoint === 'responses' ? provider.endpoints[req.endpoint] : undefined;
   if (native) {
     const body = attempt.body ?? (req.body as JsonObject);
     const call: ProviderCall = {
@@ -158,6 +160,7 @@ function prepare(req: GatewayRequest, attempt: Attempt, ctx: TranslateContext) {
  */
 export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: CallOptions): Promise<AttemptResult> {
   if (translatesMessages(req, attempt.provider)) return callMessagesOverChat(req, attempt, opts, callProvider);
+  if (handlesResponses(req)) return callResponses(req, attempt, opts, callProvider);
   const providerId = attempt.provider.id;
   const target = attempt.target;
   const body = req.body;

@@ -9,3 +9,4 @@ export { createDecoder, type FrameDecoder } from './streams/decoders.ts';
 export { isForwardable } from './headers.ts';
 export { interruptOpenStreams } from './streams/relay.ts';
 export { anthropicErrorBody, anthropicErrorType, isAnthropicError } from './messages/errors.ts';
+export { responseStore, useResponseStore } from './responses/store.ts';
