@@ -87,6 +87,7 @@ export default definePlugin({
       worker: workerTarget(api, database, api.logger),
       maxBytes: durability.queueMaxBytes,
       journal,
+      writerNice: durability.writerNice,
     });
     api.provide(RequestLogServices.queue, queue);
     api.provide(Services.requestLogStatus, requestLogStatus(queue));

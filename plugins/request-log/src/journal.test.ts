@@ -80,6 +80,7 @@ describe('Journal', () => {
     await first.commit(batch.next);
     // As a SIGKILL would leave it: no close (the lock stays, naming a process that is gone), half a record at the end.
     const segment = readdirSync(first.dir).find((n) => n.endsWith('.jsonl'))!;
+    await first.close(); // (its file handle; the lock is put back below as a killed process leaves it)
     appendFileSync(join(first.dir, segment), encodeRecord(row(10)).slice(0, 30));
     writeFileSync(join(first.dir, 'lock'), '999999999');
     const second = Journal.open(dir, { maxBytes: 10_000_000, fsync: 'batch' });
@@ -100,5 +101,6 @@ describe('Journal', () => {
     expect(other.dir).toBe(`${dir}-1`);
     expect(readFileSync(join(other.dir, 'lock'), 'utf8')).toBe(String(process.pid));
     await other.close();
+    await held.close();
   });
 });

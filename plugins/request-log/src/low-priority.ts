@@ -4,6 +4,14 @@
  * slowing every request down. Best effort: on other systems, or without libc, it does nothing.
  */
 export function lowerThreadPriority(nice = 19): boolean {
+  return setThreadPriority(nice);
+}
+
+/**
+ * Sets the calling thread's nice value. Lowering priority is always allowed; raising it again (a smaller value)
+ * needs CAP_SYS_NICE or RLIMIT_NICE (`ulimit -e`, e.g. 20 allows nice 0), else it fails (false) and nothing changes.
+ */
+export function setThreadPriority(nice: number): boolean {
   if (process.platform !== 'linux') return false;
   try {
     const { dlopen, FFIType } = require('bun:ffi') as typeof import('bun:ffi');

@@ -10,6 +10,8 @@ export type ToWorker =
   | ({ type: 'write'; id: number; last: boolean; total: number } & WirePart)
   /** Journal records to insert, ignoring rows stored already; answered with `replayed` or `replay-failed`. */
   | { type: 'replay'; id: number; text: string }
+  /** The thread's CPU priority (nice): raised while the log is behind, lowered once it has caught up. */
+  | { type: 'priority'; nice: number }
   /** Close the database; answered with `closed`. */
   | { type: 'close' };
 
@@ -26,5 +28,7 @@ export type FromWorker =
   /** An error outside any batch (caught in the writer thread, which goes on). */
   | { type: 'error'; error: ErrorInfo }
   | { type: 'replayed'; id: number; result: ReplayResult }
+  /** The system refused the priority (raising it needs CAP_SYS_NICE or RLIMIT_NICE). */
+  | { type: 'priority-refused'; nice: number }
   | { type: 'replay-failed'; id: number; error: ErrorInfo }
   | { type: 'closed' };

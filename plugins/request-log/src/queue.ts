@@ -49,6 +49,12 @@ export interface LogQueueOptions {
   journal?: Journal;
   /** Bytes of journal records per replay batch. */
   replayBytes?: number;
+  /**
+   * The writer thread's nice value while the log is behind (the queue past a quarter of `maxBytes`, or the journal
+   * holding records), and once it has caught up again (GATEWAY_LOG_WRITER_NICE_BEHIND, GATEWAY_LOG_WRITER_NICE).
+   * Undefined: the thread keeps the nice value it started with.
+   */
+  writerNice?: { base: number; behind: number };
 }
 
 export interface LogQueueStats {
@@ -119,7 +125,10 @@ export class LogQueue {
   private readonly ring = new Ring<QueuedEntry>();
   private readonly sizes = new WeakMap<QueuedEntry, number>();
   private queuedBytes = 0;
-  private readonly o: Required<Omit<LogQueueOptions, 'logger' | 'worker' | 'journal'>>;
+  private readonly o: Required<Omit<LogQueueOptions, 'logger' | 'worker' | 'journal' | 'writerNice'>>;
+  private readonly writerNice: LogQueueOptions['writerNice'];
+  /** The writer thread runs at its `behind` priority. */
+  private behind = false;
   private readonly logger: Logger;
   private readonly mainThread: BatchWriter;
   /** The writer thread's side, when there is one. */
@@ -133,6 +142,8 @@ export class LogQueue {
   /** The delay the pending timer was set with. */
   private timerMs: number | undefined;
   private running: Promise<void> | undefined;
+  /** A batch smaller than batchSize may be written now. */
+  private partialDue = false;
   /** Entries taken from the ring and not yet settled (being written or journaled). */
   private inFlight = 0;
   /** Appends to the journal, one after the other. */
@@ -160,6 +171,7 @@ export class LogQueue {
       replayBytes: options.replayBytes ?? 2 * 1024 * 1024,
     };
     this.journal = options.journal;
+    this.writerNice = options.writerNice;
     const settings = { maxBodyBytes: this.o.maxBodyBytes, maxStatementBytes: this.o.maxStatementBytes, retryDelayMs: this.o.retryDelayMs };
     this.mainThread = new InThreadWriter(database, { ...settings, rowsPerWrite: this.o.mainThreadRows, pause: yieldToEventLoop });
     // SQLite: the thread's transactions hold the file's write lock, which a main-thread writer (another plugin)
@@ -403,6 +415,8 @@ export class LogQueue {
   }
 
   private start(): void {
+    // Started by the timer or a flush: a partial batch may go now (the interval is over, or someone waits).
+    this.partialDue = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.timerMs = undefined;
@@ -415,9 +429,25 @@ export class LogQueue {
     });
   }
 
+  /**
+   * A writer thread at nice 19 gets almost no CPU while requests use it all, so under full load the log would only
+   * ever fall further behind: while it is behind, the thread runs at the `behind` priority (default 0, the request
+   * path's), and goes back once the queue is short and the journal empty (hysteresis: a quarter / a sixteenth).
+   */
+  private updatePriority(): void {
+    if (!this.thread || !this.writerNice) return;
+    const pending = this.journalPendingBytes > 0;
+    const behind = this.behind ? pending || this.queuedBytes > this.o.maxBytes / 16 : pending || this.queuedBytes > this.o.maxBytes / 4;
+    if (behind === this.behind) return;
+    this.behind = behind;
+    this.thread.setPriority(behind ? this.writerNice.behind : this.writerNice.base);
+    this.logger.debug({ behind, queueBytes: this.queuedBytes, journalBytes: this.journalPendingBytes }, 'request log writer priority changed');
+  }
+
   private async drain(): Promise<void> {
     let failures = 0;
     while (!this.stopping) {
+      this.updatePriority();
       if (this.journal && this.journal.pendingBytes > 0) {
         if (await this.replayOnce()) failures = 0;
         else await this.sleep(Math.min(this.o.maxBackoffMs, this.o.retryDelayMs * 2 ** failures++));
@@ -427,11 +457,17 @@ export class LogQueue {
         // An append is under way: the replay starts once it is done (spill() starts the loop again).
         return;
       }
-      if (this.ring.size === 0) return;
+      if (this.ring.size === 0) {
+        this.updatePriority();
+        return;
+      }
       if (this.journal && this.queuedBytes > this.o.maxBytes) {
         this.scheduleSpill();
         return;
       }
+      // A partial batch that came while the last was written waits for the interval (bigger batches, fewer inserts).
+      if (this.ring.size < this.o.batchSize && !this.partialDue && this.waiters.length === 0) return;
+      this.partialDue = false;
       await this.writeBatch(this.take(this.o.batchSize));
     }
   }
@@ -477,6 +513,8 @@ export class LogQueue {
     if (!batch) return false;
     try {
       const result = batch.text ? await this.writer.replay(batch.text) : { rows: 0, corrupt: 0 };
+      if (this.lastError) this.logger.info({ replayed: this.stats.replayed }, 'request log database writes work again');
+      this.lastError = undefined;
       this.stats.replayed += result.rows;
       if (result.corrupt) {
         this.stats.corruptRecords += result.corrupt;
@@ -484,8 +522,6 @@ export class LogQueue {
         this.logger.error({ corrupt: result.corrupt }, 'request log journal records damaged; skipped');
       }
       await journal.commit(batch.next);
-      if (this.lastError) this.logger.info({ replayed: this.stats.replayed }, 'request log database writes work again');
-      this.lastError = undefined;
       if (journal.pendingBytes === 0) this.logger.info({ replayed: this.stats.replayed }, 'request log journal replayed');
       return true;
     } catch (err) {

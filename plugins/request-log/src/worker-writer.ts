@@ -69,6 +69,7 @@ export class WorkerWriter implements BatchWriter {
   private exited: (() => void) | undefined;
   /** Times the thread was started again after dying. */
   restarts = 0;
+  private priorityRefused = false;
   private readonly entriesPerPost: number;
 
   constructor(
@@ -102,6 +103,12 @@ export class WorkerWriter implements BatchWriter {
       this.updateRef();
       this.send(worker, { type: 'replay', id, text });
     });
+  }
+
+  /** Asks the thread to run at this nice value (the queue raises it while behind); refusals are logged once. */
+  setPriority(nice: number): void {
+    const worker = this.worker;
+    if (worker && !this.closing) this.send(worker, { type: 'priority', nice });
   }
 
   write(batch: QueuedEntry[], emit: (event: WriterEvent) => void): Promise<void> {
@@ -250,6 +257,15 @@ export class WorkerWriter implements BatchWriter {
         else replay?.reject(Object.assign(new Error(message.error.message), { code: message.error.code }));
         return;
       }
+      case 'priority-refused':
+        if (!this.priorityRefused) {
+          this.priorityRefused = true;
+          this.o.logger.warn(
+            { nice: message.nice },
+            'request log writer thread: the system refused a higher CPU priority while the log is behind (needs CAP_SYS_NICE or ulimit -e); it keeps its priority',
+          );
+        }
+        return;
       case 'error':
         this.o.logger.error({ error: message.error }, 'request log writer thread error');
         return;

@@ -9,7 +9,7 @@ import { requestLogs } from './table.ts';
 import { fromWirePart } from './wire.ts';
 import { reason, replayText, writeEntries, type WriterEvent, type WriteSettings } from './writer.ts';
 import type { QueuedEntry } from './queued.ts';
-import { lowerThreadPriority } from './low-priority.ts';
+import { lowerThreadPriority, setThreadPriority } from './low-priority.ts';
 
 declare var self: Worker;
 
@@ -49,6 +49,9 @@ async function handle(message: ToWorker): Promise<void> {
       return;
     case 'write':
       return write(message);
+    case 'priority':
+      if (!setThreadPriority(message.nice)) send({ type: 'priority-refused', nice: message.nice });
+      return;
     case 'replay': {
       const db = database;
       if (!db || !settings) {
