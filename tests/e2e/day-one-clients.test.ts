@@ -139,6 +139,11 @@ describe.each(E2E_DIALECTS)('day one: a base URL and a key are enough (%s)', (di
     const { gw } = stack();
     const raw = (await (await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${gw.adminKey}` } })).json()) as Record<string, unknown>;
     expect(raw.object).toBe('list');
+    // Aliases are searched by name, and belong to no provider or integration.
+    const search = (await (await fetch(`${gw.url}/v1/models?search=smar`, { headers: { authorization: `Bearer ${gw.adminKey}` } })).json()) as { data: { id: string }[] };
+    expect(search.data.map((m) => m.id)).toEqual(['smart']);
+    const byProvider = (await (await fetch(`${gw.url}/v1/models?provider=openai`, { headers: { authorization: `Bearer ${gw.adminKey}` } })).json()) as { data: { id: string }[] };
+    expect(byProvider.data.map((m) => m.id).sort()).toEqual([`@${slug}/gpt-4o`, `@${slug}/gpt-4o-mini`]);
   }, T);
 
   test('precedence of the two keys', async () => {
