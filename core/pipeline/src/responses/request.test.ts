@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { GatewayError } from '@gateway/sdk';
+import { GatewayError, type JsonObject } from '@gateway/sdk';
 import { itemsToMessages, responsesToChat } from './request.ts';
 
 const OPENAI = { translates: false };
@@ -26,7 +26,7 @@ describe('Responses request → chat completion', () => {
   });
 
   test('prior items (previous_response_id) come after the instructions and before this input', () => {
-    const prior = [
+    const prior: JsonObject[] = [
       { type: 'message', role: 'user', content: 'First' },
       { id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Answer', annotations: [] }] },
     ];

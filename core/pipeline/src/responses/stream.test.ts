@@ -46,7 +46,7 @@ describe('chat stream → Responses events', () => {
     const completed = got[9]!.data.response as Record<string, unknown>;
     expect(completed).toMatchObject({ id: 'resp_x', status: 'completed', model: 'm1', usage: { input_tokens: 3, output_tokens: 2, total_tokens: 5 } });
     expect(completed.output).toEqual([got[8]!.data.item]);
-    expect(s.final).toEqual(completed);
+    expect(s.final as Record<string, unknown> | undefined).toEqual(completed);
   });
 
   test('tool calls: one function_call item each, argument deltas, done events at the end', () => {
