@@ -11,6 +11,7 @@ import type { Gateway } from '@gateway/server';
 import { startInProcessGateway, TEST_ADMIN_KEY } from '../helpers/in-process.ts';
 import { type OpenAIMock, startOpenAIMock } from '../mocks/openai-server.ts';
 import { type AnthropicTestServer, startAnthropicServer } from '../providers/anthropic/server.ts';
+import { THOUGHT_TEXT } from '../providers/google/gemini-wire.ts';
 import { GEMINI_KEY, type GeminiTestServer, startGeminiServer } from '../providers/google/server.ts';
 
 const OPENAI_KEY = 'sk-openai-provider-key';
@@ -265,6 +266,19 @@ describe.each(BASES)('base URL %s', (_, base) => {
       expect(await res.json()).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: is required' } });
     }, T);
 
+    test('thinking to an OpenAI-speaking server: reasoning_effort, and max_completion_tokens as its reasoning models need', async () => {
+      await sdk('openai', base()).messages.create({
+        model: 'gpt-4o-mini',
+        max_tokens: 20000,
+        thinking: { type: 'enabled', budget_tokens: 16385 },
+        messages: [{ role: 'user', content: 'Reason' }],
+      });
+      const body = sent(openai.requests, openai.requests.length - 1);
+      expect(body).toMatchObject({ reasoning_effort: 'high', max_completion_tokens: 20000 });
+      expect(body.thinking).toBeUndefined();
+      expect(body.max_tokens).toBeUndefined();
+    }, T);
+
     test('count_tokens: an estimate, marked as one, without calling the provider', async () => {
       const before = openai.requests.length;
       const { data, response } = await sdk('openai', base())
@@ -296,6 +310,28 @@ describe.each(BASES)('base URL %s', (_, base) => {
       expect(pieces.join('')).toBe('You said: Stream please');
       expect(final.content).toEqual([{ type: 'text', text: 'You said: Stream please' }] as never);
       expect(final.usage).toMatchObject({ input_tokens: 0, output_tokens: 4, cache_read_input_tokens: 2 });
+    }, T);
+
+    test('thinking: the budget reaches Gemini, its thoughts come back as a thinking block (whole and streamed)', async () => {
+      // Gemini's thought summaries are surfaced only where the config allows extra reasoning output.
+      const client = sdk('google', base(), { 'x-gateway-strict-wire-compliance': 'false' });
+      const params = { model: 'gemini-2.5-flash', max_tokens: 2048, thinking: { type: 'enabled' as const, budget_tokens: 1024 }, messages: [{ role: 'user' as const, content: 'Think first' }] };
+      const message = await client.messages.create(params);
+      expect(sent(gemini.requests, gemini.requests.length - 1).generationConfig).toMatchObject({ thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } });
+      expect(message.content).toEqual([
+        { type: 'thinking', thinking: THOUGHT_TEXT, signature: '' },
+        { type: 'text', text: 'You said: Think first' },
+      ] as never);
+
+      const stream = client.messages.stream(params);
+      const deltas: string[] = [];
+      stream.on('streamEvent', (event) => {
+        if (event.type === 'content_block_delta') deltas.push(event.delta.type);
+      });
+      const final = await stream.finalMessage();
+      expect(final.content).toMatchObject([{ type: 'thinking', thinking: THOUGHT_TEXT }, { type: 'text', text: 'You said: Think first' }]);
+      expect(deltas[0]).toBe('thinking_delta');
+      expect(deltas.at(-1)).toBe('text_delta');
     }, T);
 
     test('a tool_use round trip, streamed', async () => {
