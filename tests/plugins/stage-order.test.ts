@@ -15,10 +15,11 @@ afterAll(async () => {
 });
 
 describe('stage order of the built-in plugins', () => {
-  test('hooks first, the response cache outside the limits and the circuit breaker, the request log last', () => {
+  test('hooks first (after a prompt is rendered), the response cache outside the limits and the circuit breaker, the request log last', () => {
     const ordered = orderStages(gw.plugins.registry.stages);
     const names = (list: readonly { name: string }[]) => list.map((s) => s.name);
-    expect(names(ordered.requestStages)).toEqual(['hooks:input']);
+    // prompts:render says before: 'hooks:input', so guardrails judge the rendered prompt.
+    expect(names(ordered.requestStages)).toEqual(['prompts:render', 'hooks:input']);
     expect(names(ordered.attemptStages)).toEqual(['response-cache', 'rate-limits', 'usage-limits', 'circuit-breaker']);
     expect(names(ordered.responseStages)).toEqual(['hooks:output']);
     const finals = names(ordered.finallyStages);
