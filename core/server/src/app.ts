@@ -3,7 +3,19 @@ import { configValidator, loadedConfig, setSavedConfigResolver, setSavedGuardrai
 import { createDatabase, databaseThreads } from '@gateway/db';
 import { loadPlugins, type LoadResult } from '@gateway/loader';
 import { HostGuard, Inheritance, orderStages, type PipelineDeps, type Resolver } from '@gateway/pipeline';
-import { type EndpointKind, Errors, GatewayError, JobServices, type Logger, RoutingServices, type ServiceToken, Services, type StateStore } from '@gateway/sdk';
+import {
+  type DatabaseHealth,
+  type EndpointKind,
+  Errors,
+  GatewayError,
+  JobServices,
+  type Logger,
+  type RequestLogStatus,
+  RoutingServices,
+  type ServiceToken,
+  Services,
+  type StateStore,
+} from '@gateway/sdk';
 import { type AdminDeps, adminHandler } from './admin-routes.ts';
 import { createStateStore } from '@gateway/state';
 import { type AnyElysia, Elysia } from 'elysia';
@@ -96,7 +108,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   });
   const { registry } = plugins;
   const metrics = new Metrics();
-  const serveMetrics = metricsEndpoint(metrics, settings.metricsToken);
+  const logStatus = registry.optional(Services.requestLogStatus);
+  const serveMetrics = metricsEndpoint(metrics, settings.metricsToken, logStatus && (() => logStatus.metrics()));
 
   // Saved guardrails a header config may name, for its sender: the hook engine's field rules (plugins/hooks) resolve
   // them through this seam. Set before any traffic: parsed configs are cached. GUARDRAILS_ENABLED=OFF: none (the
@@ -174,7 +187,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
       return err.toResponse();
     })
     // HADR mode with the writer down: still 200 (gateway traffic flows), `degraded` with the reason.
-    .get('/health', () => Response.json(database.health()))
+    .get('/health', () => Response.json(withRequestLog(database.health(), logStatus)))
     // For orchestrators: live while the process serves; ready while it can serve (readiness.ts).
     .get('/health/live', () => Response.json({ status: 'live' }))
     .get('/health/ready', () => readiness.respond())
@@ -252,4 +265,11 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     }, settings.corsOrigins),
     close,
   };
+}
+
+/** GET /health: the database's state, and the request log's when it is degraded (journaling, replaying, dropping). */
+function withRequestLog(health: DatabaseHealth, log: RequestLogStatus | undefined): Record<string, unknown> {
+  const requestLog = log?.health();
+  if (!requestLog || requestLog.status === 'ok') return health;
+  return health.status === 'ok' ? { status: 'degraded', reason: `request log: ${requestLog.reasons.join(', ')}`, requestLog } : { ...health, requestLog };
 }
