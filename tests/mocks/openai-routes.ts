@@ -3,11 +3,13 @@
 // renders, delays, cuts or replaces as a test's behavior says.
 
 import * as fx from './openai-fixtures.ts';
+import { createResponsesApi } from './openai-responses.ts';
 
 export type Reply =
   | { type: 'json'; status: number; body: unknown; headers?: Record<string, string> }
   | { type: 'bytes'; status: number; body: Uint8Array | string; contentType: string; headers?: Record<string, string> }
-  | { type: 'sse'; status: number; events: unknown[]; headers?: Record<string, string> };
+  | { type: 'sse'; status: number; events: unknown[]; headers?: Record<string, string>; named?: boolean; noDone?: boolean };
+// `named`: each event goes with an `event: <its type>` line; `noDone`: no `data: [DONE]` at the end (the Responses API).
 
 export interface ApiRequest {
   method: string;
@@ -54,6 +56,7 @@ export function createApi(opts: ApiOptions) {
   const strict = opts.strict;
   let files = new Map<string, fx.StoredFile>();
   const seconds = () => Math.floor(opts.now() / 1000);
+  const responses = createResponsesApi(ids, seconds);
   const findModel = (id: unknown) => (typeof id === 'string' ? models.find((m) => m.id === id) : undefined);
 
   function unknownParam(body: Json, allowed: Set<string>): Reply | undefined {
@@ -327,6 +330,7 @@ export function createApi(opts: ApiOptions) {
     if (method === 'POST' && rest === '/completions') return withJson(completions);
     if (method === 'POST' && rest === '/embeddings') return withJson(embeddings);
     if (method === 'POST' && rest === '/moderations') return withJson(moderations);
+    if (method === 'POST' && rest === '/responses') return withJson(responses.create);
     if (seg[0] === 'files') {
       if (method === 'POST' && seg.length === 1) return uploadFile(req.headers, bytes);
       if (method === 'GET' && seg.length === 1) return listFiles(url.searchParams);

@@ -178,8 +178,9 @@ export async function startOpenAIMock(opts: OpenAIMockOptions = {}): Promise<Ope
     if (reply.type === 'sse') {
       const count = b?.stopAfterChunks ?? reply.events.length;
       const events = reply.events.slice(0, count);
-      const end: StreamEnd = count < reply.events.length ? (b?.end ?? 'cut') : 'done';
-      const parts = events.map((e, i) => ({ bytes: enc.encode(fx.sseData(e)), delayMs: i === 0 ? 0 : (b?.chunkDelayMs ?? 0) }));
+      const end: StreamEnd = count < reply.events.length ? (b?.end ?? 'cut') : reply.noDone ? 'close' : 'done';
+      const named = (e: unknown) => (reply.named && isObj(e) && typeof e.type === 'string' ? `event: ${e.type}\n` : '');
+      const parts = events.map((e, i) => ({ bytes: enc.encode(named(e) + fx.sseData(e)), delayMs: i === 0 ? 0 : (b?.chunkDelayMs ?? 0) }));
       return new Response(streamBody(parts, end, rec, signal), {
         status: reply.status,
         headers: { ...baseHeaders('text/event-stream; charset=utf-8'), ...reply.headers },

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { configValidator, loadedConfig, setSavedConfigResolver, setSavedGuardrailResolver, useLoadedFields } from '@gateway/config';
 import { createDatabase, databaseThreads } from '@gateway/db';
 import { loadPlugins, type LoadResult } from '@gateway/loader';
-import { HostGuard, Inheritance, orderStages, type PipelineDeps, type Resolver } from '@gateway/pipeline';
+import { HostGuard, Inheritance, orderStages, type PipelineDeps, type Resolver, useResponseStore } from '@gateway/pipeline';
 import {
   type DatabaseHealth,
   type EndpointKind,
@@ -11,6 +11,7 @@ import {
   JobServices,
   type Logger,
   type RequestLogStatus,
+  ResponseServices,
   RoutingServices,
   type ServiceToken,
   Services,
@@ -30,6 +31,7 @@ import { internalCalls } from './internal-calls.ts';
 import { handleJobCall, type JobDeps, jobKindOf } from './jobs-route.ts';
 import { handleMessagesCall, messagesRoute } from './messages-route.ts';
 import { makeProviderResolver } from './resolve.ts';
+import { handleResponsesCall, responsesRoute } from './responses-route.ts';
 
 export const CORE_VERSION = '1.0.0';
 export const PROJECT_ROOT = resolve(import.meta.dir, '../../..');
@@ -116,6 +118,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   // engine is off).
   const unsetSaved = setSavedGuardrailResolver(settings.features.guardrails ? registry.optional(Services.savedGuardrails) : undefined);
   const unsetSavedConfigs = setSavedConfigResolver(registry.optional(Services.savedConfigs));
+  // The responses the Responses API produced (plugins/response-store), when loaded: docs/responses.md.
+  const unsetResponseStore = useResponseStore(registry.optional(ResponseServices.store));
   // The config as the loaded plugins make it (their providers' target fields, their strategies' modes and fields,
   // the fields other plugins declare), compiled once; the fields they declare secret are kept out of log lines too,
   // and those they declare inherited pass from a config to its targets.
@@ -173,6 +177,9 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     // Anthropic's Messages API (and its /v1/v1 form): messages-route.ts.
     const messages = request.method === 'POST' ? messagesRoute(pathname) : undefined;
     if (messages) return handleMessagesCall(request, messages, search, deps);
+    // OpenAI's Responses API and its stored responses: responses-route.ts.
+    const responses = responsesRoute(request.method, pathname);
+    if (responses) return handleResponsesCall(request, responses, search, deps);
     const endpoint =
       request.method === 'POST' ? FIRST_CLASS[pathname] : request.method === 'GET' && pathname === '/v1/models' ? 'listModels' : undefined;
     return handleGatewayCall(request, endpoint ?? 'proxy', pathname.slice(3), search, deps);
@@ -234,6 +241,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     await database.close();
     unsetSaved();
     unsetSavedConfigs();
+    unsetResponseStore();
     unsetFields();
   };
   // Every plugin is set up and every host service provided: plugins look up each other's services, before traffic.

@@ -9,6 +9,8 @@ export const provider = openAICompatible({
   streamOptions: true,
   baseUrl: 'https://api.groq.com/openai/v1',
   unsupported: ['complete', 'moderate'],
+  // Groq documents OpenAI's Responses API at /openai/v1/responses: forwarded as it is (docs/responses.md).
+  responses: true,
 });
 
 export default definePlugin({ setup: (api) => api.provider(provider) });

@@ -29,6 +29,11 @@ export interface OpenAICompatibleVendor {
    * answer as prefill (docs/streaming.md). Set it only for a server documented to; others regenerate.
    */
   prefill?: AssistantPrefillOptions;
+  /**
+   * The vendor serves OpenAI's Responses API at `/responses`: POST /v1/responses is then forwarded to it as it is
+   * (docs/responses.md); without it the gateway translates Responses over chat completions.
+   */
+  responses?: boolean;
 }
 
 const path = (p: string): EndpointTranslator => ({ path: () => p });
@@ -51,6 +56,7 @@ export function openAICompatible(vendor: OpenAICompatibleVendor): ProviderAdapte
   const auth = vendor.auth ?? { kind: 'bearer' };
   const endpoints: ProviderAdapter['endpoints'] = vendor.streamOptions ? { ...OPENAI_ENDPOINTS, ...STREAMS_WITH_USAGE } : { ...OPENAI_ENDPOINTS };
   for (const missing of vendor.unsupported ?? []) delete endpoints[missing];
+  if (vendor.responses) endpoints.responses = path('/responses');
   const prefill = vendor.prefill;
   if (prefill && endpoints.chatComplete) endpoints.chatComplete = { ...endpoints.chatComplete, prefill: (body, text) => assistantPrefill(body, text, prefill) };
   const base = vendor.baseUrl;

@@ -9,6 +9,8 @@ export const openai: ProviderAdapter = {
     baseUrl: 'https://api.openai.com/v1',
     // Documented for chat and text completions: every stream's usage is known at completion.
     streamOptions: true,
+    // OpenAI's Responses API: forwarded as it is (docs/responses.md).
+    responses: true,
     headers: (target) => {
       const scoping: Record<string, string> = {};
       if (typeof target.svcD_organization === 'string') scoping['openai-organization'] = target.svcD_organization;
