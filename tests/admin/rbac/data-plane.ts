@@ -32,6 +32,7 @@ export const DATA_PLANE_CALLS: readonly DataPlaneCall[] = [
   { key: 'POST /embeddings', kind: 'embed', method: 'POST', path: '/embeddings', body: () => ({ model: 'text-embedding-3-small', input: 'hi' }) },
   { key: 'POST /moderations', kind: 'moderate', method: 'POST', path: '/moderations', body: () => ({ model: 'omni-moderation-latest', input: 'hi' }) },
   { key: 'GET /models [provider chosen]', kind: 'listModels', method: 'GET', path: '/models' },
+  { key: 'POST /responses', kind: 'responses', method: 'POST', path: '/responses', body: () => ({ model: 'gpt-4o-mini', input: 'hi' }) },
   { key: 'GET /files [passthrough]', kind: 'proxy', method: 'GET', path: '/files' },
   {
     key: 'POST /files [passthrough]',
@@ -87,6 +88,8 @@ const TABLE: Record<string, string> = {
   'POST /moderations':              'ok   ok   ok   403  ok   ok   ok   ok   ok   ok  | 403  403  403   403  ok   403  403  ok',
   // The provider's own list: models.read or completions.write, as the administration list of the same path.
   'GET /models [provider chosen]':  'ok   ok   ok   403  ok   ok   ok   ok   ok   ok  | 403  403  ok    403  403  403  ok   ok',
+  // The Responses API was passthrough: completions.write or proxy.write.
+  'POST /responses':                'ok   ok   ok   403  ok   ok   ok   ok   ok   ok  | 403  403  ok    403  403  ok   403  ok',
   'GET /files [passthrough]':       'ok   ok   ok   403  ok   ok   ok   ok   ok   ok  | 403  403  403   403  403  ok   403  ok',
   'POST /files [passthrough]':      'ok   ok   ok   403  ok   ok   ok   ok   ok   ok  | 403  403  403   403  403  ok   403  ok',
 };
