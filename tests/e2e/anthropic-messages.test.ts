@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import Anthropic from '@anthropic-ai/sdk';
+import { RequestLogServices } from '@gateway/plugin-request-log';
 import type { Gateway } from '@gateway/server';
 import { startInProcessGateway, TEST_ADMIN_KEY } from '../helpers/in-process.ts';
 import { type OpenAIMock, startOpenAIMock } from '../mocks/openai-server.ts';
@@ -414,6 +415,55 @@ describe.each(BASES)('base URL %s', (_, base) => {
       expect((error as InstanceType<typeof Anthropic.BadRequestError>).error).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'conformance: bad request' }, request_id: 'req_test' });
     }, T);
   });
+});
+
+describe('the request log', () => {
+  const adminGet = async (path: string) =>
+    (await (await gateway.handle(new Request(`http://gateway.test/v1${path}`, { headers: { 'x-gateway-api-key': TEST_ADMIN_KEY } }))).json()) as Record<string, unknown>;
+
+  /** The log of a trace, with its bodies, once the request log's queue is written. */
+  async function logOf(traceId: string): Promise<Record<string, unknown>> {
+    await gateway.service(RequestLogServices.queue).flush();
+    const page = (await adminGet(`/logs?trace_id=${traceId}`)) as { data: { id: string }[] };
+    expect(page.data).toHaveLength(1);
+    return adminGet(`/logs/${page.data[0]?.id}`);
+  }
+
+  test("a translated call is logged as a Messages call with the provider's usage, cached prompt included; a native one too", async () => {
+    const translated = `messages-log-${crypto.randomUUID()}`;
+    await sdk('google', origin, { 'x-gateway-trace-id': translated }).messages.create({
+      model: 'gemini-2.5-flash',
+      max_tokens: 50,
+      system: 'Sys',
+      messages: [{ role: 'user', content: 'Hello there' }],
+    });
+    // The client saw input_tokens 1 and cache_read_input_tokens 2; the log counts the prompt whole, as the cost does.
+    const whole = await logOf(translated);
+    // The bodies are the client's: the Messages request and the Messages answer.
+    expect(JSON.parse(String(whole.request_body))).toMatchObject({ system: 'Sys', max_tokens: 50 });
+    expect(JSON.parse(String(whole.response_body))).toMatchObject({ type: 'message', content: [{ type: 'text', text: 'System: Sys | You said: Hello there' }] });
+    expect(whole).toMatchObject({
+      endpoint: 'messages',
+      provider: 'google',
+      model: 'gemini-2.5-flash',
+      status: 200,
+      prompt_tokens: 3,
+      completion_tokens: 7,
+      cache_read_input_tokens: 2,
+    });
+
+    const streamed = `messages-log-${crypto.randomUUID()}`;
+    await sdk('openai', origin, { 'x-gateway-trace-id': streamed })
+      .messages.stream({ model: 'gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: 'Stream and log' }] })
+      .finalMessage();
+    const log = await logOf(streamed);
+    expect(log).toMatchObject({ endpoint: 'messages', provider: 'openai', prompt_tokens: 3, completion_tokens: 5 });
+    expect(String(log.response_body)).toContain('event: message_stop');
+
+    const native = `messages-log-${crypto.randomUUID()}`;
+    await sdk('anthropic', origin, { 'x-gateway-trace-id': native }).messages.create({ model: 'claude-haiku-4-5', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] });
+    expect(await logOf(native)).toMatchObject({ endpoint: 'messages', provider: 'anthropic', model: 'claude-haiku-4-5', status: 200 });
+  }, T);
 });
 
 describe('a fallback config', () => {
