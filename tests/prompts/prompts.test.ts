@@ -239,6 +239,22 @@ for (const dialect of E2E_DIALECTS) {
       expect(s.mock.requests.at(-1)?.json).toMatchObject({ seed: 42, messages: [{ role: 'user', content: 'Hey you' }] });
     });
 
+    test('the pipeline applies to completions: a saved config\'s cache answers the second identical run', async () => {
+      const s = stack();
+      const config = await call(s, 'POST', '/configs', { name: 'Cached prompt config', config: { virtual_key: vk, cache: { mode: 'simple', max_age: 60 } } });
+      expect(config.status).toBe(201);
+      const prompt = await call(s, 'POST', '/prompts', { name: 'Cached', messages: [{ role: 'user', content: 'Cache {{n}}' }], model: 'gpt-4o-mini', config: String(config.body.id) });
+      const before = s.mock.requests.length;
+      const run = () => call<{ headers: Record<string, string>; body: { choices: { message: { content: string } }[] } }>(s, 'POST', `/prompts/${prompt.body.id}/completions`, { variables: { n: crypto.randomUUID() } });
+      const variables = { n: `same-${crypto.randomUUID()}` };
+      const first = await call<{ headers: Record<string, string> }>(s, 'POST', `/prompts/${prompt.body.id}/completions`, { variables });
+      const second = await call<{ headers: Record<string, string> }>(s, 'POST', `/prompts/${prompt.body.id}/completions`, { variables });
+      expect([first.body.headers['x-gateway-cache-status'], second.body.headers['x-gateway-cache-status']]).toEqual(['MISS', 'HIT']);
+      expect(second.headers.get('x-gateway-cache-status')).toBe('HIT');
+      expect(s.mock.requests.length).toBe(before + 1);
+      expect((await run()).body.headers['x-gateway-cache-status']).toBe('MISS');
+    });
+
     test("a prompt of another workspace is refused: 403 by id, unknown by slug; its partials are not this workspace's", async () => {
       const s = stack();
       const ws = await call(s, 'POST', '/workspaces', { name: 'Other', slug: `other-${crypto.randomUUID().slice(0, 8)}` });
