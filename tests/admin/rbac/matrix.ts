@@ -107,6 +107,8 @@ const TABLE: Record<string, string> = {
   'POST /logs/exports':                                               ANY_KEY,
   'GET /logs/exports/:exportId':                                      ORG_ADMINS_ONLY_SEE, // asked for by the bootstrap key
   'GET /logs/exports/:exportId/download':                             ORG_ADMINS_ONLY_SEE,
+  'GET /logs/exports':                                                ANY_KEY, // each key's own; organisation admins all
+  'DELETE /logs/exports/:exportId':                                   ORG_ADMINS_ONLY_SEE, // a fresh export of the bootstrap key
   'GET /logs/groups/:groupBy':                                        ANY_KEY,
   'GET /analytics/summary':                                           ANY_KEY, // aggregates of the logs the caller sees
   'GET /analytics/graphs/:metric':                                    ANY_KEY,
@@ -170,6 +172,26 @@ const TABLE: Record<string, string> = {
   'GET /model-aliases/:aliasId':                                      ROLE_IN_A,
   'PUT /model-aliases/:aliasId':                                      MANAGER_OF_A,
   'DELETE /model-aliases/:aliasId':                                   MANAGER_OF_A,
+
+  // ---- prompts and partials of A (docs/admin/prompts.md); security settings at their defaults: members view, managers write ----
+  'GET /prompts':                                                     ANY_KEY, // lists what the key may view
+  'POST /prompts':                                                    MANAGER_OF_A,
+  'GET /prompts/:promptId':                                           ROLE_IN_A,
+  'GET /prompts/:promptId/versions':                                  ROLE_IN_A,
+  'GET /prompts/:promptId/versions/:version':                         ROLE_IN_A,
+  'PUT /prompts/:promptId':                                           MANAGER_OF_A,
+  'PUT /prompts/:promptId/makeDefault':                               MANAGER_OF_A,
+  'DELETE /prompts/:promptId':                                        MANAGER_OF_A,
+  // Run by id from another workspace: refused (403) as a saved config of another workspace is; organisation-service keys act anywhere.
+  'POST /prompts/:promptId/render':                                   'ok   ok   ok   403  ok   403  ok   ok   ok   403',
+  'POST /prompts/:promptId/completions':                              'ok   ok   ok   403  ok   403  ok   ok   ok   403',
+  'GET /prompts/partials':                                            ANY_KEY,
+  'POST /prompts/partials':                                           MANAGER_OF_A,
+  'GET /prompts/partials/:partialId':                                 ROLE_IN_A,
+  'GET /prompts/partials/:partialId/versions':                        ROLE_IN_A,
+  'PUT /prompts/partials/:partialId':                                 MANAGER_OF_A,
+  'PUT /prompts/partials/:partialId/makeDefault':                     MANAGER_OF_A,
+  'DELETE /prompts/partials/:partialId':                              MANAGER_OF_A,
 
   // ---- saved guardrails (docs/admin/guardrails.md): of A, or organisation-wide ----
   'GET /guardrails':                                                  ANY_KEY, // lists what the key sees
@@ -242,6 +264,7 @@ const NOTES: Record<string, string> = {
   'POST /logs/saved-filters': 'A is invisible without a role in A',
   'GET /logs/exports/:exportId': 'an export of another key is "no such export" to everyone but organisation admins',
   'GET /logs/exports/:exportId/download': 'an export of another key is "no such export" to everyone but organisation admins',
+  'DELETE /logs/exports/:exportId': 'an export of another key is "no such export" to everyone but organisation admins',
   'GET /logs/saved-filters/:savedFilterId': 'a filter of a workspace the caller has no role in does not exist for them',
   'PUT /logs/saved-filters/:savedFilterId': 'a filter of a workspace the caller has no role in does not exist for them',
   'DELETE /logs/saved-filters/:savedFilterId': 'a filter of a workspace the caller has no role in does not exist for them',
@@ -277,6 +300,19 @@ const NOTES: Record<string, string> = {
   'GET /model-aliases/:aliasId': 'an alias of a workspace where the caller has no role is as if absent',
   'PUT /model-aliases/:aliasId': 'an alias of a workspace where the caller has no role is as if absent',
   'DELETE /model-aliases/:aliasId': 'an alias of a workspace where the caller has no role is as if absent',
+  'POST /prompts': 'A is invisible without a role in A',
+  'GET /prompts/:promptId': 'a prompt of a workspace where the caller has no role is as if absent',
+  'GET /prompts/:promptId/versions': 'a prompt of a workspace where the caller has no role is as if absent',
+  'GET /prompts/:promptId/versions/:version': 'a prompt of a workspace where the caller has no role is as if absent',
+  'PUT /prompts/:promptId': 'a prompt of a workspace where the caller has no role is as if absent',
+  'PUT /prompts/:promptId/makeDefault': 'a prompt of a workspace where the caller has no role is as if absent',
+  'DELETE /prompts/:promptId': 'a prompt of a workspace where the caller has no role is as if absent',
+  'POST /prompts/partials': 'A is invisible without a role in A',
+  'GET /prompts/partials/:partialId': 'a partial of a workspace where the caller has no role is as if absent',
+  'GET /prompts/partials/:partialId/versions': 'a partial of a workspace where the caller has no role is as if absent',
+  'PUT /prompts/partials/:partialId': 'a partial of a workspace where the caller has no role is as if absent',
+  'PUT /prompts/partials/:partialId/makeDefault': 'a partial of a workspace where the caller has no role is as if absent',
+  'DELETE /prompts/partials/:partialId': 'a partial of a workspace where the caller has no role is as if absent',
   'POST /guardrails': 'A is invisible without a role in A',
   'GET /guardrails/:guardrailId': 'a guardrail of a workspace where the caller has no role is as if absent',
   'PUT /guardrails/:guardrailId': 'a guardrail of a workspace where the caller has no role is as if absent',
