@@ -51,10 +51,12 @@ describe('Journal', () => {
     expect(journal.pendingBytes).toBe(0);
     expect(journal.diskBytes).toBe(0);
     expect(readdirSync(journal.dir).filter((n) => n.endsWith('.jsonl'))).toEqual([]);
-    // Appends after a full replay start anew.
+    // Appends after a full replay start anew, and survive a restart (the saved cursor must not skip them).
     await journal.append(records(100, 102));
-    expect(await readAll(journal)).toEqual(['id-100', 'id-101']);
     await journal.close();
+    const again = Journal.open(journal.dir, { maxBytes: 10_000_000, fsync: 'batch', segmentBytes: 2_000 });
+    expect(await readAll(again)).toEqual(['id-100', 'id-101']);
+    await again.close();
   });
 
   test('the disk budget: an append that would pass it is refused and nothing is written', async () => {

@@ -152,7 +152,8 @@ export class Journal {
     if (!last || (last.size > 0 && last.size + bytes > this.segmentBytes)) {
       await this.handle?.close();
       this.handle = undefined;
-      last = { n: (last?.n ?? 0) + 1, size: 0 };
+      // Never below the cursor: a number the saved cursor has passed would be taken for replayed at the next start.
+      last = { n: Math.max((last?.n ?? 0) + 1, this.cursor.segment), size: 0 };
       this.segments.push(last);
       if (this.segments.length === 1) this.cursor = { segment: last.n, offset: 0 };
     }

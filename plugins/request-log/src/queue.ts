@@ -165,7 +165,7 @@ export class LogQueue {
       maxBytes: options.maxBytes ?? 64 * 1024 * 1024,
       maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
       retryDelayMs: options.retryDelayMs ?? 500,
-      maxBackoffMs: options.maxBackoffMs ?? 5_000,
+      maxBackoffMs: options.maxBackoffMs ?? 2_000,
       maxStatementBytes: options.maxStatementBytes ?? 8 * 1024 * 1024,
       mainThreadRows: Math.max(1, options.mainThreadRows ?? 64),
       replayBytes: options.replayBytes ?? 2 * 1024 * 1024,
