@@ -264,5 +264,5 @@ export async function route(req: GatewayRequest, node: GatewayConfig, index: str
     return result;
   };
 
-  return tryFrom(0, undefined, undefined);
+  return tryFrom(0, undefined, sent);
 }
