@@ -12,13 +12,15 @@ import { defineService } from './services.ts';
 export type JobKind = 'files' | 'batches' | 'fineTuning';
 
 /**
- * The scopes each job kind needs (any one; `*` grants all). These paths were passthrough before, so `proxy.write`
- * keeps working; `completions.write` is enough since a batch is completions run later.
+ * The scopes each job kind needs when the gateway keeps the objects (any one; `*` grants all). A call forwarded to a
+ * provider that keeps them itself spends the provider credential on the provider's storage or jobs: it needs
+ * passthrough's scope (`GATEWAY_CALL_SCOPES.proxy`), as before these kinds existed. Fine-tuning is always forwarded.
+ * A gateway-run batch's lines are calls of their endpoint's kind: creating one also needs that kind's scope.
  */
 export const JOB_CALL_SCOPES: Readonly<Record<JobKind, readonly string[]>> = {
   files: ['completions.write', 'proxy.write'],
   batches: ['completions.write', 'proxy.write'],
-  fineTuning: ['completions.write', 'proxy.write'],
+  fineTuning: ['proxy.write'],
 };
 
 /** One call to a job route, authenticated and with its config resolved. */

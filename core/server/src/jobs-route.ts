@@ -1,7 +1,8 @@
 /**
- * Files, batches and fine-tuning routes (sdk jobs.ts): authenticate, check the kind's scope, read the body under the
- * job plugin's limit, resolve the config, say whether its target keeps such objects itself, and hand the call to the
- * plugin providing `jobEndpoints`. Without one these paths stay passthrough (handleGatewayCall with `proxy`).
+ * Files, batches and fine-tuning routes (sdk jobs.ts): authenticate, resolve the config, say whether its target keeps
+ * such objects itself, check the scope (a forwarded call: passthrough's; a gateway-kept one: the kind's), read the
+ * body (forwarded: MAX_REQUEST_BODY_BYTES as passthrough; kept: the plugin's limit) and hand the call to the plugin
+ * providing `jobEndpoints`. Without one these paths stay passthrough (handleGatewayCall with `proxy`).
  */
 import { ClientGoneError, rejectRequest, runPipeline } from '@gateway/pipeline';
 import {
@@ -10,6 +11,7 @@ import {
   Errors,
   type GatewayConfig,
   GatewayError,
+  GATEWAY_CALL_SCOPES,
   type GatewayRequest,
   JOB_CALL_SCOPES,
   type JobEndpoints,
@@ -50,10 +52,6 @@ export interface JobDeps extends HandlerDeps {
   jobs: JobEndpoints;
 }
 
-function mayCallJob(caller: Caller, kind: JobKind): boolean {
-  return caller.scopes.includes(ALL_SCOPES) || JOB_CALL_SCOPES[kind].some((scope) => caller.scopes.includes(scope));
-}
-
 /** Whether the config is one target whose provider declares `kind` natively. */
 async function isNative(config: GatewayConfig, kind: JobKind, probe: GatewayRequest, deps: HandlerDeps): Promise<boolean> {
   if (config.targets) return false;
@@ -67,6 +65,12 @@ async function isNative(config: GatewayConfig, kind: JobKind, probe: GatewayRequ
   return adapter.nativeJobs?.[kind] === true;
 }
 
+/** 403 naming the scopes, unless the caller holds one. */
+function checkScopes(caller: Caller, needed: readonly string[]): void {
+  if (caller.scopes.includes(ALL_SCOPES) || needed.some((scope) => caller.scopes.includes(scope))) return;
+  throw Errors.forbidden(`This API key may not make this call: it needs the ${needed.join(' or ')} scope`);
+}
+
 export async function handleJobCall(request: Request, kind: JobKind, pathname: string, search: string, deps: JobDeps): Promise<Response> {
   const receivedAt = performance.now();
   const values = request.headers.toJSON() as HeaderValues;
@@ -74,26 +78,17 @@ export async function handleJobCall(request: Request, kind: JobKind, pathname: s
   const path = pathname.slice(3);
   let caller: Caller;
   try {
-    const auth = authenticate(gatewaySecret(values['x-gateway-api-key'], values.authorization), deps.authenticator);
+    const auth = authenticate(gatewaySecret(values['x-gateway-api-key'], values.authorization, values['x-api-key']), deps.authenticator);
     caller = auth instanceof Promise ? await auth : auth;
-    if (!mayCallJob(caller, kind))
-      throw Errors.forbidden(`This API key may not make this call: it needs the ${JOB_CALL_SCOPES[kind].join(' or ')} scope`);
   } catch (error) {
     const err = GatewayError.from(error, { phase: 'authenticate' });
     if (err.status >= 500) deps.logger.error({ err: err.cause ?? err, traceId }, 'authentication failed');
     return err.toResponse({ 'x-gateway-trace-id': traceId });
   }
   let body: Uint8Array | undefined;
-  let config: GatewayConfig;
-  let metadata: Readonly<Record<string, string>>;
-  try {
-    body = request.method === 'GET' || request.method === 'DELETE' ? undefined : await readBody(request, deps.jobs.maxBodyBytes, values['content-length']);
-    metadata = parseMetadata(values['x-gateway-metadata']);
-    if (deps.workspaceDefaults) metadata = withWorkspaceMetadata(metadata, deps.workspaceDefaults.metadata(caller.workspaceId));
-    config = resolveConfig(values, caller, undefined);
-  } catch (error) {
-    return GatewayError.from(error, { phase: 'request' }).toResponse({ 'x-gateway-trace-id': traceId });
-  }
+  let config: GatewayConfig | undefined;
+  let metadata: Readonly<Record<string, string>> = NO_METADATA;
+  let native = false;
   const requestOf = (raw: Uint8Array | undefined): GatewayRequest => ({
     traceId,
     endpoint: 'proxy',
@@ -106,11 +101,32 @@ export async function handleJobCall(request: Request, kind: JobKind, pathname: s
     parsedBody: undefined,
     metadata,
     caller,
-    config,
+    config: config ?? {},
     signal: request.signal,
     receivedAt,
     locals: {},
   });
+  try {
+    let unresolved: unknown;
+    try {
+      config = resolveConfig(values, caller, undefined);
+      native = await isNative(config, kind, requestOf(undefined), deps);
+    } catch (error) {
+      unresolved = error;
+    }
+    // Before the body is read. Forwarded, the call spends the provider credential on the provider's own storage or
+    // jobs: the passthrough scope, as before these kinds existed; kept by the gateway, the kind's own scopes.
+    checkScopes(caller, native ? GATEWAY_CALL_SCOPES.proxy : JOB_CALL_SCOPES[kind]);
+    if (unresolved !== undefined) throw unresolved;
+    const limit = native ? deps.maxBodyBytes : deps.jobs.maxBodyBytes;
+    body = request.method === 'GET' || request.method === 'DELETE' ? undefined : await readBody(request, limit, values['content-length']);
+    metadata = parseMetadata(values['x-gateway-metadata']);
+    if (deps.workspaceDefaults) metadata = withWorkspaceMetadata(metadata, deps.workspaceDefaults.metadata(caller.workspaceId));
+  } catch (error) {
+    const err = GatewayError.from(error, { phase: 'request' });
+    if (err.status >= 500) deps.logger.error({ err: err.cause ?? err, traceId }, `${kind} call failed before routing`);
+    return err.toResponse({ 'x-gateway-trace-id': traceId });
+  }
   const forward = async (raw: Uint8Array | undefined = body): Promise<Response> => {
     const req = requestOf(raw);
     try {
@@ -123,8 +139,7 @@ export async function handleJobCall(request: Request, kind: JobKind, pathname: s
     }
   };
   try {
-    const native = await isNative(config, kind, requestOf(undefined), deps);
-    return await deps.jobs.handle({ kind, method: request.method, path, search, headers: request.headers, traceId, caller, config, native, body, forward });
+    return await deps.jobs.handle({ kind, method: request.method, path, search, headers: request.headers, traceId, caller, config: config ?? {}, native, body, forward });
   } catch (error) {
     const err = GatewayError.from(error, { phase: kind });
     if (err.status >= 500) deps.logger.error({ err: err.cause ?? err, traceId }, `${kind} call failed`);

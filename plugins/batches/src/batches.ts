@@ -3,8 +3,8 @@
  * default 20), retrieve and cancel, per workspace. The work itself is the runner's (batch-runner.ts).
  */
 import type { SecretBox } from '@gateway/admin-kit';
-import { and, type DatabaseHelpers, desc, eq, Errors, inArray, type JobCall, type JsonObject, lt, or } from '@gateway/sdk';
-import { checkBatchBody, COMPLETION_WINDOWS } from './batch-body.ts';
+import { ALL_SCOPES, and, type DatabaseHelpers, desc, eq, Errors, GATEWAY_CALL_SCOPES, inArray, type JobCall, type JsonObject, lt, or } from '@gateway/sdk';
+import { BATCH_ENDPOINTS, checkBatchBody, COMPLETION_WINDOWS } from './batch-body.ts';
 import { batchObject, type BatchRow } from './batch-object.ts';
 import { type BatchRunner, configPlace } from './batch-runner.ts';
 import type { GatewayFiles } from './files.ts';
@@ -40,6 +40,10 @@ export class GatewayBatches {
 
   private async create(call: JobCall): Promise<BatchRow> {
     const request = checkBatchBody(parseBody(call.body));
+    // The lines are calls of the endpoint's kind, made as this caller: its key needs that kind's scope too.
+    const needed = GATEWAY_CALL_SCOPES[BATCH_ENDPOINTS[request.endpoint]];
+    if (!call.caller.scopes.includes(ALL_SCOPES) && !needed.some((scope) => call.caller.scopes.includes(scope)))
+      throw Errors.forbidden(`This API key may not run ${request.endpoint} lines: it needs the ${needed.join(' or ')} scope`);
     const file = await this.deps.files.find(call.caller.workspaceId, request.inputFileId).catch(() => undefined);
     if (!file) throw Errors.badRequest(`No such File object: ${request.inputFileId}`, 'input_file_id');
     if (file.purpose !== 'batch') throw Errors.badRequest(`The input file's purpose must be batch, not ${file.purpose}`, 'input_file_id');

@@ -19,6 +19,8 @@ export const openai: ProviderAdapter = {
     },
   }),
   targetFields: openaiFields,
+  // OpenAI keeps files, runs batches and fine-tuning jobs: such calls are forwarded (docs/batches.md).
+  nativeJobs: { files: true, batches: true, fineTuning: true },
 };
 
 export default definePlugin({ setup: (api) => api.provider(openai) });
