@@ -225,6 +225,18 @@ describe('the OpenAI-compatible server (native: forwarded as it is)', () => {
     expect(second.previous_response_id).toBe(first.id);
   });
 
+  test('a previous_response_id the gateway never kept (made at the provider directly) is forwarded for the provider to judge', async () => {
+    const direct = await fetch(`${mock.url}/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', input: 'Made elsewhere' }),
+    });
+    const made = (await direct.json()) as { id: string };
+    const next = await openai.responses.create({ model: 'gpt-4o-mini', previous_response_id: made.id, input: 'Continue' });
+    expect(next.previous_response_id).toBe(made.id);
+    expect(await failure(openai.responses.create({ model: 'gpt-4o-mini', previous_response_id: 'resp_nowhere', input: 'x' }))).toMatchObject({ status: 404, param: 'previous_response_id' });
+  });
+
   test('a function tool forced, then its output, streamed: the events as the provider sent them, the Response kept', async () => {
     const stream = openai.responses.stream({ model: 'gpt-4o-mini', input: 'Call it', tools: [WEATHER], tool_choice: 'required' });
     const types = new Set<string>();

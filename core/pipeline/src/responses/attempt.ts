@@ -66,18 +66,19 @@ export function contextExceeded(providerId: string, detail: string): GatewayErro
   });
 }
 
-/** The conversation before this request, from the store; a 404 naming previous_response_id when there is none. */
-async function priorOf(req: GatewayRequest, body: JsonObject, providerId: string): Promise<StoredResponse | undefined> {
+/** The stored response `previous_response_id` names, when the store has it in the caller's workspace. */
+async function priorOf(req: GatewayRequest, body: JsonObject): Promise<StoredResponse | undefined> {
   const id = body.previous_response_id;
   if (typeof id !== 'string' || !id) return undefined;
-  const store = responseStore();
-  if (!store) throw Errors.badRequest('previous_response_id: the response store is not loaded on this gateway, so no earlier response can be continued', 'previous_response_id');
-  const stored = await store.get(req.caller.workspaceId, id);
-  if (!stored) {
-    const err = Errors.notFound(`Previous response with id '${id}' not found (provider ${providerId})`);
-    return Promise.reject(new GatewayError({ code: err.code, type: err.type, status: 404, message: err.message, param: 'previous_response_id' }));
-  }
-  return stored;
+  return responseStore()?.get(req.caller.workspaceId, id);
+}
+
+/** A translated call cannot continue a response the store does not have. */
+function unknownPrevious(body: JsonObject, providerId: string): GatewayError {
+  if (!responseStore())
+    return Errors.badRequest('previous_response_id: the response store is not loaded on this gateway, so no earlier response can be continued', 'previous_response_id');
+  const message = `Previous response with id '${String(body.previous_response_id)}' not found (provider ${providerId})`;
+  return new GatewayError({ code: 'not_found', type: 'not_found_error', status: 404, message, param: 'previous_response_id' });
 }
 
 /** Keeps a Response the client got (unless it asked `store: false`); a store failure does not fail the answer. */
@@ -98,11 +99,13 @@ export async function callResponses(req: GatewayRequest, attempt: Attempt, opts:
   const body = (attempt.body ?? req.body) as JsonObject;
   let prior: StoredResponse | undefined;
   try {
-    prior = await priorOf(req, body, providerId);
+    prior = await priorOf(req, body);
   } catch (error) {
     return failed(providerId, GatewayError.from(error, { phase: 'prepare' }));
   }
+  // A native provider may know an id the store does not (its own, kept with store: false here): forwarded as it is.
   if (speaksResponses(attempt.provider)) return native(req, attempt, opts, call, body, prior);
+  if (!prior && typeof body.previous_response_id === 'string' && body.previous_response_id) return failed(providerId, unknownPrevious(body, providerId));
   return translated(req, attempt, opts, call, body, prior ? conversationOf(prior) : []);
 }
 

@@ -74,7 +74,7 @@ describe('chat stream → Responses events', () => {
 
   test('reasoning then text: a reasoning item with its summary, then the message at the next output index', () => {
     const s = new ChatToResponsesStream(frame);
-    const out = s.push(chunk({ reasoning_content: 'Hmm' }) + chunk({ content: 'Yes' }) + chunk({}, 'stop') + 'data: [DONE]\n\n');
+    const out = s.push(`${chunk({ reasoning_content: 'Hmm' })}${chunk({ content: 'Yes' })}${chunk({}, 'stop')}data: [DONE]\n\n`);
     const got = events(out);
     const added = got.filter((e) => e.event === 'response.output_item.added').map((e) => [e.data.output_index, (e.data.item as { type: string }).type]);
     expect(added).toEqual([
