@@ -103,6 +103,12 @@ describe('Journal', () => {
     expect(other.dir).toBe(`${dir}-1`);
     expect(readFileSync(join(other.dir, 'lock'), 'utf8')).toBe(String(process.pid));
     await other.close();
-    await held.close();
+    // A second claim in this same process (two gateways in one test process) gets a slot of its own too.
+    const third = Journal.open(dir, { maxBytes: 1_000_000, fsync: 'off' });
+    expect(third.dir).toBe(`${dir}-1`);
+    writeFileSync(join(held.dir, 'lock'), String(process.pid));
+    const fourth = Journal.open(dir, { maxBytes: 1_000_000, fsync: 'off' });
+    expect(fourth.dir).toBe(`${dir}-2`);
+    await Promise.all([third.close(), fourth.close(), held.close()]);
   });
 });

@@ -56,10 +56,14 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Directories this process holds (several gateways in one process, as tests run them, each take their own). */
+const held = new Set<string>();
+
 /** Takes the first slot of `base` (then `base-1`, …) whose lock is free or left by a process that is gone. */
 function claim(base: string): string {
   for (let slot = 0; slot < SLOTS; slot++) {
     const dir = slot === 0 ? base : `${base}-${slot}`;
+    if (held.has(dir)) continue;
     mkdirSync(dir, { recursive: true });
     const lock = join(dir, LOCK);
     try {
@@ -71,6 +75,7 @@ function claim(base: string): string {
       if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) continue;
     }
     writeFileSync(lock, String(process.pid));
+    held.add(dir);
     return dir;
   }
   throw new Error(`every request-log journal slot of ${base} is held by a running process`);
@@ -226,6 +231,7 @@ export class Journal {
   private async closeNow(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    held.delete(this.dir);
     await this.handle?.close();
     this.handle = undefined;
     const lock = join(this.dir, LOCK);
