@@ -18,4 +18,3 @@ export * from './admin.ts';
 export * from './gateway-scopes.ts';
 export * from './outbound.ts';
 export * from './jobs.ts';
-export * from './jobs.ts';

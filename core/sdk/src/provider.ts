@@ -2,7 +2,6 @@ import type { TargetConfig } from './config.ts';
 import type { ConfigFieldSet } from './config-fields.ts';
 import type { Prefill } from './continuation.ts';
 import type { JobKind } from './jobs.ts';
-import type { JobKind } from './jobs.ts';
 import type { PricingCatalogue } from './pricing.ts';
 import type { EndpointKind, JsonObject } from './types.ts';
 
@@ -116,12 +115,6 @@ export interface ProviderAdapter {
    * the answer as it is); without it the core translates Responses over `chatComplete` (docs/responses.md).
    */
   endpoints: Partial<Record<Exclude<EndpointKind, 'proxy'>, EndpointTranslator>>;
-  /**
-   * The job kinds the provider keeps itself under OpenAI's paths (/files, /batches, /fine_tuning/jobs): a call whose
-   * config is one target of this provider is forwarded there; otherwise the gateway stores the files and runs the
-   * batches itself (jobs.ts, docs/batches.md).
-   */
-  nativeJobs?: Partial<Record<JobKind, true>>;
   /**
    * The job kinds the provider keeps itself under OpenAI's paths (/files, /batches, /fine_tuning/jobs): a call whose
    * config is one target of this provider is forwarded there; otherwise the gateway stores the files and runs the
