@@ -199,6 +199,34 @@ for (const dialect of E2E_DIALECTS) {
       expect(s.mock.requests.at(-1)?.json).toMatchObject({ stream: true });
     });
 
+    test('a client that leaves a completion ends the provider call: while waiting for a whole answer, and mid-stream', async () => {
+      const s = stack();
+      const variables = { company: 'C', question: 'one two three four five six seven eight', agent: 'D' };
+      const leave = async (stream: boolean, behavior: Parameters<typeof s.mock.enqueue>[0]) => {
+        s.mock.enqueue(behavior);
+        const before = s.mock.requests.length;
+        const aborter = new AbortController();
+        const answer = fetch(`${s.gw.url}/v1/prompts/${promptId}/completions`, {
+          method: 'POST',
+          headers: { 'x-gateway-api-key': s.gw.adminKey, 'content-type': 'application/json' },
+          body: JSON.stringify({ variables, stream }),
+          signal: aborter.signal,
+        });
+        if (stream) await (await answer).body?.getReader().read();
+        else {
+          await s.mock.waitForRequests(before + 1, 5_000);
+          answer.catch(() => {});
+        }
+        const upstream = s.mock.requests[before];
+        aborter.abort();
+        // A hang guard, not a timing assertion: the provider would otherwise answer seconds later.
+        for (let i = 0; i < 100 && upstream?.abortedAt === undefined; i++) await Bun.sleep(50);
+        return upstream?.abortedAt;
+      };
+      expect(await leave(false, { kind: 'default', delayMs: 5_000 })).toBeDefined();
+      expect(await leave(true, { kind: 'default', chunkDelayMs: 300 })).toBeDefined();
+    }, 30_000);
+
     test('a text template runs as a text completion; a provider error comes back as the gateway error', async () => {
       const s = stack();
       const text = await call(s, 'POST', '/prompts', { name: 'Completer', string: 'Complete: {{start}}', model: 'gpt-3.5-turbo-instruct', virtual_key: vk });

@@ -80,6 +80,8 @@ export interface AdminRequest {
   query: URLSearchParams;
   body: unknown;
   headers: Headers;
+  /** Aborted when the client goes away: a route that calls a model or streams passes it on. */
+  signal?: AbortSignal;
   /** Filled by a handler that changes something; written to the audit log after a successful answer. */
   audit: AuditRecord;
 }

@@ -111,6 +111,8 @@ export function runRoutes(deps: RunRouteDeps): AdminRoute[] {
         spanName: req.headers.get('x-gateway-span-name') || undefined,
         prompt: { id: entry.id, version: loaded.version },
         metadata,
+        // The client going away ends the provider call too (a stream included).
+        signal: req.signal,
       });
       if (body.stream === true || !response.ok) return response;
       const headers: Record<string, string> = {};
