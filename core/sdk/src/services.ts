@@ -191,6 +191,12 @@ export const Services = {
 
   // ---- provided by a plugin, read by the core
   apiKeyVerifier: defineService<KeyVerifier>('apiKeyVerifier'),
+  /**
+   * Decoupled JWT authentication of gateway calls (admin/jwt-auth; docs/jwt.md): a JWT-shaped secret on the data plane
+   * goes here instead of `apiKeyVerifier`. `verify` rejects with a descriptive 401 (expired, wrong audience, unknown key
+   * id…) rather than answering undefined; `peek` answers a recently verified token without a promise.
+   */
+  jwtVerifier: defineService<KeyVerifier>('jwtVerifier'),
   adminAuthorizer: defineService<AdminAuthorizer>('adminAuthorizer'),
   auditLog: defineService<AuditSink>('auditLog'),
   circuitBreaker: defineService<TargetAvailability>('circuitBreaker'),

@@ -18,6 +18,7 @@ import {
   type StateStore,
 } from '@gateway/sdk';
 import { type AdminDeps, adminHandler } from './admin-routes.ts';
+import { dataPlaneAuthenticator } from './data-plane-auth.ts';
 import { createStateStore } from '@gateway/state';
 import { type AnyElysia, Elysia } from 'elysia';
 import { readSettings, type Settings } from './env.ts';
@@ -158,7 +159,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   const readiness = new Readiness(database, loadProblems(plugins, authenticator !== undefined));
   const deps: HandlerDeps = {
     pipeline,
-    authenticator,
+    // Gateway calls may also carry a JWT (docs/jwt.md); the administration API takes API keys only (adminDeps).
+    authenticator: dataPlaneAuthenticator(authenticator, registry.optional(Services.jwtVerifier)),
     metrics,
     logger,
     maxBodyBytes: settings.maxRequestBodyBytes,
