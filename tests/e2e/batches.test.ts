@@ -113,5 +113,33 @@ for (const dialect of E2E_DIALECTS) {
       expect(new Set(all).size).toBe(all.length);
       for (const id of ids) await waitForBatch(gw, id);
     });
+
+    test("another workspace's key sees none of the files and batches: 404, and its lists are empty", async () => {
+      const { client, gw: proc } = stack();
+      const gw = client(VLLM);
+      const file = await uploadBatchFile(gw, chatLines(1));
+      const batch = await gw.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+      await waitForBatch(gw, batch.id);
+      const headers = { 'x-gateway-api-key': proc.adminKey, 'content-type': 'application/json' };
+      const run = crypto.randomUUID().slice(0, 8);
+      const ws = (await (await fetch(`${proc.url}/v1/workspaces`, { method: 'POST', headers, body: JSON.stringify({ name: `Other ${run}`, slug: `other-${run}` }) })).json()) as { id: string };
+      const made = await fetch(`${proc.url}/v1/api-keys`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: `other ${run}`, type: 'workspace-service', workspace_id: ws.id, scopes: ['completions.write'] }),
+      });
+      const other = client({ ...VLLM, 'x-gateway-api-key': String(((await made.json()) as { key: string }).key) });
+      expect(await statusOf(other.files.retrieve(file.id))).toBe(404);
+      expect(await statusOf(other.files.content(file.id))).toBe(404);
+      expect(await statusOf(other.files.delete(file.id))).toBe(404);
+      expect(await statusOf(other.batches.retrieve(batch.id))).toBe(404);
+      expect(await statusOf(other.batches.cancel(batch.id))).toBe(404);
+      expect(await statusOf(other.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }))).toBe(400);
+      expect((await other.files.list()).data).toEqual([]);
+      expect((await other.batches.list()).data).toEqual([]);
+      // Still there for its own workspace; a finished batch cannot be cancelled.
+      expect((await gw.files.retrieve(file.id)).id).toBe(file.id);
+      expect(await statusOf(gw.batches.cancel(batch.id))).toBe(409);
+    });
   });
 }

@@ -111,5 +111,24 @@ for (const dialect of DIALECTS) {
       expect({ status: row?.status, completed: row?.completed }).toEqual({ status: 'completed', completed: 10 });
       await runner.close();
     });
+
+    test('past its completion window: expired, with the lines done in the output file and no line sent after', async () => {
+      await t.database.migrate(MIGRATIONS);
+      const sent = new Map<string, number>();
+      const id = await createBatch(t.database, 5);
+      await t.database.update(gatewayBatches, { status: 'in_progress', total: 5, expires_at: Math.floor(Date.now() / 1000) - 1 }, (c) => eq(c.id, id));
+      await t.database.insert(gatewayBatchResults, { batch_id: id, line: 1, ok: true, result: JSON.stringify({ custom_id: 'c1' }) });
+      const runner = runnerOn(t.database, sent);
+      await runner.run(id);
+      expect(sent.size).toBe(0);
+      const row = await t.database.findOne(gatewayBatches, 'id', id, { fresh: true });
+      expect({ status: row?.status, completed: row?.completed, expired: (row?.expired_at ?? 0) > 0, output: row?.output_file_id !== null }).toEqual({
+        status: 'expired',
+        completed: 1,
+        expired: true,
+        output: true,
+      });
+      await runner.close();
+    });
   });
 }
