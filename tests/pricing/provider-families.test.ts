@@ -1,10 +1,11 @@
 // Cost per provider family from recorded usage, on SQLite and MariaDB, in exact cents from the catalogue's figures:
 // each local server answers with a usage as the provider's API documents it (OpenAI's cached prompt and reasoning
-// tokens; Anthropic's cache reads and writes with the 1-hour part in cache_creation, whole and streamed; Gemini's
-// usageMetadata with cached content and thoughts; Bedrock Converse's cache read/write counts; Groq's OpenAI-shaped
-// usage), and the request log row must hold the tokens and the cost worked out below by hand. The catalogue entry
-// each test relies on is pinned first, so a refresh that changes a price fails here and names the model (update the
-// figures and the arithmetic together). Then pricing_adjustments multipliers on an Anthropic and a Groq integration.
+// tokens; Anthropic's cache reads and writes with the 1-hour part in cache_creation, whole and streamed, translated
+// to chat completions and through the native Messages API; Gemini's usageMetadata with cached content and thoughts;
+// Bedrock Converse's cache read/write counts; Groq's OpenAI-shaped usage), and the request log row must hold the
+// tokens and the cost worked out below by hand. The catalogue entry each test relies on is pinned first, so a refresh
+// that changes a price fails here and names the model (update the figures and the arithmetic together). Then
+// pricing_adjustments multipliers on an Anthropic and a Groq integration.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
@@ -173,6 +174,33 @@ for (const dialect of E2E_DIALECTS) {
           priced: true,
         });
         // (45 × 3 + 3000 × 0.3 + 500 × 3.75 + 1000 × 6 + 120 × 15) / 10,000 = (135 + 900 + 1875 + 6000 + 1800) / 10,000
+        expect(row.cost_cents!).toBeCloseTo(1.071, 10);
+      }
+    });
+
+    test("Anthropic's Messages API natively (passthrough): the prompt is input + cache reads + writes, priced as above, whole and streamed", async () => {
+      const s = get();
+      for (const stream of [false, true]) {
+        const traceId = trace();
+        const res = await s.gw.handle(
+          new Request('http://gateway/v1/messages', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-gateway-api-key': TEST_ADMIN_KEY, 'anthropic-version': '2023-06-01', ...anthropicHeaders(traceId) },
+            body: JSON.stringify(claudeBody(stream)),
+          }),
+        );
+        expect(res.status).toBe(200);
+        // The provider's own bytes: Anthropic's usage as it sent it (input_tokens without the cache counts).
+        expect(await res.text()).toContain(stream ? 'event: message_stop' : '"input_tokens":45');
+        const row = await rowOf(s, traceId);
+        expect({ stream, endpoint: row.endpoint, tokens: [row.prompt_tokens, row.cache_read_input_tokens, row.cache_write_input_tokens, row.completion_tokens], priced: row.priced }).toEqual({
+          stream,
+          endpoint: 'messages',
+          tokens: [4545, 3000, 1500, 120],
+          priced: true,
+        });
+        // (45 × 3 + 3000 × 0.3 + 500 × 3.75 + 1000 × 6 + 120 × 15) / 10,000 = (135 + 900 + 1875 + 6000 + 1800) / 10,000.
+        // Before, the prompt was taken as 45, so the input priced was 45 − 3000 − 1500 → 0: 0.9 cents less than the bill.
         expect(row.cost_cents!).toBeCloseTo(1.071, 10);
       }
     });

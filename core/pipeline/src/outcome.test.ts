@@ -89,7 +89,11 @@ describe('usage at completion', () => {
 
   test('Anthropic-style cache counts, and the responses API names', async () => {
     const cached = await outcomeOf(answering(JSON.stringify({ usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 6, cache_creation_input_tokens: 2 } })));
-    expect(cached.usage).toEqual({ promptTokens: 10, completionTokens: 5, totalTokens: 15, cachedInputTokens: 6, cacheWriteInputTokens: 2 });
+    // Anthropic's `input_tokens` leaves out the cache reads and writes: "total_input_tokens = cache_read_input_tokens +
+    // cache_creation_input_tokens + input_tokens" (Anthropic, Prompt caching, "Tracking cache performance":
+    // https://platform.claude.com/docs/en/build-with-claude/prompt-caching). So the prompt is 10 + 6 + 2, not 10
+    // (which this test asserted before, and which priced the 8 cached tokens as if the uncached part were 2).
+    expect(cached.usage).toEqual({ promptTokens: 18, completionTokens: 5, totalTokens: 23, cachedInputTokens: 6, cacheWriteInputTokens: 2 });
   });
 
   test('no usage in the answer: undefined', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { extractUsage } from './usage.ts';
+import { extractUsage, normaliseUsage } from './usage.ts';
 
 const sse = (...events: unknown[]) => events.map((e) => `data: ${typeof e === 'string' ? e : JSON.stringify(e)}\n\n`).join('');
 
@@ -20,6 +20,39 @@ describe('extractUsage', () => {
   test("Anthropic's cache writes and the part of them written for an hour (cache_creation)", () => {
     const usage = { prompt_tokens: 127, completion_tokens: 9, cache_creation_input_tokens: 20, cache_creation: { ephemeral_1h_input_tokens: 15 } };
     expect(extractUsage(JSON.stringify({ usage }))).toEqual({ promptTokens: 127, completionTokens: 9, totalTokens: 136, cacheWriteInputTokens: 20, cacheWrite1hInputTokens: 15 });
+  });
+
+  test("Anthropic's Messages usage: input_tokens excludes the cache, so the prompt is input + cache reads + writes", () => {
+    const usage = { input_tokens: 45, output_tokens: 120, cache_read_input_tokens: 3000, cache_creation_input_tokens: 1500, cache_creation: { ephemeral_1h_input_tokens: 500 } };
+    expect(extractUsage(JSON.stringify({ type: 'message', usage }))).toEqual({
+      promptTokens: 4545,
+      completionTokens: 120,
+      totalTokens: 4665,
+      cachedInputTokens: 3000,
+      cacheWriteInputTokens: 1500,
+      cacheWrite1hInputTokens: 500,
+    });
+    // A native stream's usage, as streams/passthrough-usage.ts merges message_start's and message_delta's.
+    expect(normaliseUsage({ input_tokens: 25, output_tokens: 15, cache_read_input_tokens: 3 })).toEqual({
+      promptTokens: 28,
+      completionTokens: 15,
+      totalTokens: 43,
+      cachedInputTokens: 3,
+    });
+    // Null counts (the SDK types allow them) add nothing.
+    expect(normaliseUsage({ input_tokens: 7, output_tokens: 1, cache_read_input_tokens: null, cache_creation_input_tokens: null })?.promptTokens).toBe(7);
+  });
+
+  test('the cache counts are not added where the prompt already holds them: OpenAI names, the responses API', () => {
+    // An adapter's translation of Anthropic's usage: prompt_tokens is the whole prompt already.
+    expect(normaliseUsage({ prompt_tokens: 4545, completion_tokens: 120, cache_read_input_tokens: 3000, cache_creation_input_tokens: 1500 })?.promptTokens).toBe(4545);
+    // The responses API: input_tokens includes input_tokens_details.cached_tokens.
+    expect(normaliseUsage({ input_tokens: 100, output_tokens: 5, input_tokens_details: { cached_tokens: 60 } })).toEqual({
+      promptTokens: 100,
+      completionTokens: 5,
+      totalTokens: 105,
+      cachedInputTokens: 60,
+    });
   });
 
   test('an embeddings answer has no completion tokens', () => {

@@ -20,14 +20,28 @@ const objectAt = (value: unknown): Record<string, unknown> | undefined =>
   value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 
 /**
+ * Anthropic's Messages shape: `input_tokens` beside top-level cache counts, and no `prompt_tokens`. There
+ * `input_tokens` counts only the prompt's uncached part (after the last cache breakpoint); the whole prompt is
+ * input + cache reads + cache writes (Anthropic, "Prompt caching", tracking cache performance:
+ * https://platform.claude.com/docs/en/build-with-claude/prompt-caching). OpenAI's names count the cached part inside
+ * the prompt (`*_tokens_details.cached_tokens`), as adapters that translate Anthropic's usage do. Told by shape: the
+ * core never names a provider, and a native passthrough answer's usage comes as the provider sent it.
+ */
+function anthropicPrompt(u: Record<string, unknown>, input: number | null): number | null {
+  if (input === null || u.prompt_tokens !== undefined) return input;
+  if (!('cache_read_input_tokens' in u) && !('cache_creation_input_tokens' in u)) return input;
+  return input + (num(u.cache_read_input_tokens) ?? 0) + (num(u.cache_creation_input_tokens) ?? 0);
+}
+
+/**
  * OpenAI chat/completions names, the responses API's input/output names, and the details both carry
- * (`*_tokens_details`), plus Anthropic-style cache counts (and `cache_creation`'s 1-hour writes) when an adapter passes
- * them on.
+ * (`*_tokens_details`), plus Anthropic-style cache counts (and `cache_creation`'s 1-hour writes), whether an adapter
+ * passes them on beside OpenAI's names or a native Messages answer carries them (then added to the prompt, above).
  */
 export function normaliseUsage(value: unknown): TokenUsage | undefined {
   const u = objectAt(value);
   if (!u) return undefined;
-  const prompt = num(u.prompt_tokens) ?? num(u.input_tokens);
+  const prompt = num(u.prompt_tokens) ?? anthropicPrompt(u, num(u.input_tokens));
   const completion = num(u.completion_tokens) ?? num(u.output_tokens);
   const total = num(u.total_tokens) ?? (prompt !== null && completion !== null ? prompt + completion : null);
   if (prompt === null && completion === null && total === null) return undefined;
