@@ -280,14 +280,21 @@ describe('converseResponse', () => {
     expect(choice.finish_reason).toBe('stop');
   });
 
-  test('reasoning content only when strict wire compliance is off', () => {
-    const content = [{ reasoningContent: { reasoningText: { text: 'thinking…', signature: 's' } } }, { text: 'Done' }];
+  test('reasoning content, and the blocks with their signatures (as the anthropic provider gives them), only when strict wire compliance is off', () => {
+    const content = [{ reasoningContent: { reasoningText: { text: 'thinking…', signature: 's' } } }, { reasoningContent: { redactedContent: 'cmVk' } }, { text: 'Done' }];
     expect(((converseResponse(answer(content), ctx()).choices as JsonObject[])[0] as JsonObject).message).toEqual({ role: 'assistant', content: 'Done' });
     expect(((converseResponse(answer(content), ctx({ strictWireCompliance: false })).choices as JsonObject[])[0] as JsonObject).message).toEqual({
       role: 'assistant',
       content: 'Done',
       reasoning_content: 'thinking…',
+      content_blocks: [
+        { type: 'thinking', thinking: 'thinking…', signature: 's' },
+        { type: 'redacted_thinking', data: 'cmVk' },
+        { type: 'text', text: 'Done' },
+      ],
     });
+    // No reasoning: no blocks.
+    expect(((converseResponse(answer([{ text: 'Done' }]), ctx({ strictWireCompliance: false })).choices as JsonObject[])[0] as JsonObject).message).toEqual({ role: 'assistant', content: 'Done' });
   });
 
   test('cached tokens: prompt tokens include cache reads and writes; cached_tokens is the reads; cache writes kept beside', () => {

@@ -16,7 +16,7 @@
  * uses `outputConfig.textFormat` (native structured output), with the client's schema.
  */
 import { Errors, type Json, type JsonObject, type TranslateContext } from '@gateway/sdk';
-import { chatQuirks, type ChatQuirks } from './models.ts';
+import { chatQuirks, type ChatQuirks, modelFamily } from './models.ts';
 
 /** The tool that carries a JSON-mode answer. Its name tells the answer's translation what the call is. */
 export const JSON_TOOL = 'gateway_json_response';
@@ -138,7 +138,7 @@ interface Conversation {
   historyTools: Set<string>;
 }
 
-function conversation(messages: unknown): Conversation {
+function conversation(messages: unknown, thinkingAllowed: boolean): Conversation {
   if (!Array.isArray(messages)) throw bad('messages must be an array', 'messages');
   const system: string[] = [];
   const turns: Turn[] = [];
@@ -175,6 +175,11 @@ function conversation(messages: unknown): Conversation {
             if (!isObject(part)) throw bad(`${where}.content[${j}] must be an object`, 'messages');
             if (part.type === 'text' && typeof part.text === 'string') {
               if (part.text.trim()) blocks.push({ text: part.text });
+            } else if (thinkingAllowed && part.type === 'thinking' && typeof part.thinking === 'string' && typeof part.signature === 'string') {
+              // Thinking handed back with its signature (as the anthropic provider takes it), Converse's reasoning block.
+              blocks.push({ reasoningContent: { reasoningText: { text: part.thinking, signature: part.signature } } });
+            } else if (thinkingAllowed && part.type === 'redacted_thinking' && typeof part.data === 'string') {
+              blocks.push({ reasoningContent: { redactedContent: part.data } });
             } else if (part.type !== 'refusal') throw bad(`${where}.content[${j}]: only text parts are accepted in assistant messages`, 'messages');
           });
         } else if (content !== null && content !== undefined) throw bad(`${where}.content must be a string, an array or null`, 'messages');
@@ -333,12 +338,22 @@ function toolSetup(body: JsonObject, history: Set<string>, quirks: ChatQuirks): 
 
 const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 
-export function converseRequest(body: JsonObject): JsonObject {
+/** Claude's default answer length when thinking is on and the client set none (the anthropic provider's). */
+const THINKING_DEFAULT_MAX_TOKENS = 4096;
+
+/**
+ * The Converse body of a chat completion. `strictWireCompliance` false (as for the anthropic provider): a Claude
+ * model's `thinking` goes in `additionalModelRequestFields` (Converse has no field of its own for it), with maxTokens
+ * above the budget when the client set none, and thinking blocks of the history go back as reasoning blocks.
+ */
+export function converseRequest(body: JsonObject, ctx: Pick<TranslateContext, 'strictWireCompliance'> = { strictWireCompliance: true }): JsonObject {
   const model = typeof body.model === 'string' ? body.model : '';
   const quirks = chatQuirks(model);
   if (typeof body.n === 'number' && body.n > 1) throw bad('Bedrock returns one choice per call; n must be 1', 'n');
+  const thinkingAllowed = ctx.strictWireCompliance === false && modelFamily(model) === 'anthropic';
+  const thinking = thinkingAllowed && isObject(body.thinking) ? (body.thinking as JsonObject) : undefined;
 
-  const { system, turns, historyTools } = conversation(body.messages);
+  const { system, turns, historyTools } = conversation(body.messages, thinkingAllowed);
   const out: JsonObject = {};
   if (system.length) {
     if (quirks.system) out.system = system.map((text) => ({ text }));
@@ -355,6 +370,11 @@ export function converseRequest(body: JsonObject): JsonObject {
   const inference: JsonObject = {};
   const maxTokens = num(body.max_completion_tokens) ?? num(body.max_tokens);
   if (maxTokens !== undefined) inference.maxTokens = maxTokens;
+  else if (thinking && thinking.type === 'enabled') {
+    // Claude needs max_tokens above the thinking budget.
+    const budget = typeof thinking.budget_tokens === 'number' ? thinking.budget_tokens : 0;
+    inference.maxTokens = budget >= THINKING_DEFAULT_MAX_TOKENS ? budget + THINKING_DEFAULT_MAX_TOKENS : THINKING_DEFAULT_MAX_TOKENS;
+  }
   const temperature = num(body.temperature);
   if (temperature !== undefined) inference.temperature = temperature;
   const topP = num(body.top_p);
@@ -366,6 +386,7 @@ export function converseRequest(body: JsonObject): JsonObject {
   const { toolConfig, outputConfig } = toolSetup(body, historyTools, quirks);
   if (toolConfig) out.toolConfig = toolConfig;
   if (outputConfig) out.outputConfig = outputConfig;
+  if (thinking) out.additionalModelRequestFields = { thinking };
   return out;
 }
 
@@ -430,11 +451,14 @@ export function converseResponse(json: unknown, ctx: TranslateContext): JsonObje
   let reasoning = '';
   let jsonAnswer: string | undefined;
   const toolCalls: JsonObject[] = [];
+  // As the anthropic provider gives them: text and thinking blocks, with the signatures a later turn hands back.
+  const blocks: JsonObject[] = [];
   content.forEach((block, i) => {
     if (!isObject(block)) throw new Error(`output.message.content[${i}] is not an object`);
     if ('text' in block) {
       if (typeof block.text !== 'string') throw new Error(`output.message.content[${i}].text is not a string`);
       text += block.text;
+      blocks.push({ type: 'text', text: block.text });
     } else if ('toolUse' in block) {
       const use = block.toolUse;
       if (!isObject(use) || typeof use.name !== 'string' || typeof use.toolUseId !== 'string') {
@@ -445,7 +469,11 @@ export function converseResponse(json: unknown, ctx: TranslateContext): JsonObje
       else toolCalls.push({ id: use.toolUseId, type: 'function', function: { name: use.name, arguments: input } });
     } else if (isObject(block.reasoningContent)) {
       const rt = block.reasoningContent.reasoningText;
-      if (isObject(rt) && typeof rt.text === 'string') reasoning += rt.text;
+      if (isObject(rt) && typeof rt.text === 'string') {
+        reasoning += rt.text;
+        blocks.push({ type: 'thinking', thinking: rt.text, signature: typeof rt.signature === 'string' ? rt.signature : '' });
+      } else if (typeof block.reasoningContent.redactedContent === 'string')
+        blocks.push({ type: 'redacted_thinking', data: block.reasoningContent.redactedContent });
     }
     // Other blocks (citations, guard content, media) have nothing to carry into an OpenAI message.
   });
@@ -456,6 +484,7 @@ export function converseResponse(json: unknown, ctx: TranslateContext): JsonObje
   const message: JsonObject = { role: 'assistant', content: toolCalls.length && !finalText ? null : finalText };
   if (toolCalls.length) message.tool_calls = toolCalls;
   if (reasoning && !ctx.strictWireCompliance) message.reasoning_content = reasoning;
+  if (!ctx.strictWireCompliance && blocks.some((b) => b.type !== 'text')) message.content_blocks = blocks;
 
   const completion: JsonObject = {
     id: completionId(),

@@ -22,7 +22,7 @@ function modelOf(body: JsonObject): string {
 
 export const chat: EndpointTranslator = {
   path: (_target, body) => modelPath(modelOf(body), body.stream === true ? 'converse-stream' : 'converse'),
-  request: (body) => converseRequest(body),
+  request: (body, _target, ctx) => converseRequest(body, ctx),
   response: converseResponse,
   stream: { framing: 'aws-eventstream', toChunks: converseStreamChunks },
   // Claude models continue a trailing assistant turn through Converse (Anthropic's prefill, whose text may not end in

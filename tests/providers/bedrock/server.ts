@@ -14,6 +14,9 @@
  * - `test.stream-bad-json`: a stream with an event whose payload is not JSON.
  * - `test.stream-cut`: a stream that stops in the middle of a message.
  * - InvokeModel on a Titan model with inputText `test.embed-malformed`: an embedding answer without a vector.
+ *
+ * A Claude model asked for `additionalModelRequestFields.thinking` (enabled, budget >= 1024, maxTokens above it) puts
+ * a signed reasoning block first (`reasoningBlock`), streamed as reasoningContent text deltas and then its signature.
  */
 import { embeddingFor, ERROR_MESSAGE, wordCount } from '../../conformance/protocol.ts';
 import { answer, type NeutralAnswer, type NeutralRequest, pieces } from '../../conformance/protocol-answer.ts';
@@ -111,6 +114,12 @@ function validateConverse(body: Obj, model: string, stream: boolean) {
         if (family(model) === 'meta' && !llamaWithVision(model)) invalid("This model doesn't support the image content block that you provided. Try again with a supported content block.");
         if (Buffer.from((image.source as Obj).bytes as string, 'base64').byteLength === 0) invalid(`messages.${i}.content.${j}.image.source.bytes is empty`);
       }
+      if ('reasoningContent' in b) {
+        const r = b.reasoningContent as Obj;
+        const text = isObj(r) && isObj(r.reasoningText) ? (r.reasoningText as Obj) : undefined;
+        const wellFormed = text ? typeof text.text === 'string' && typeof text.signature === 'string' : isObj(r) && typeof r.redactedContent === 'string';
+        if (m.role !== 'assistant' || !wellFormed) invalid(`messages.${i}.content.${j}.reasoningContent is malformed`);
+      }
       if ('toolUse' in b) {
         toolBlocks = true;
         const use = b.toolUse as Obj;
@@ -145,6 +154,23 @@ function validateConverse(body: Obj, model: string, stream: boolean) {
     if (cfg.maxTokens !== undefined && (!Number.isInteger(cfg.maxTokens) || (cfg.maxTokens as number) < 1)) invalid('inferenceConfig.maxTokens must be a positive integer');
     for (const k of ['temperature', 'topP']) if (cfg[k] !== undefined && (typeof cfg[k] !== 'number' || (cfg[k] as number) < 0 || (cfg[k] as number) > 1)) invalid(`inferenceConfig.${k} must be between 0 and 1`);
     if (cfg.stopSequences !== undefined && (!Array.isArray(cfg.stopSequences) || cfg.stopSequences.some((s) => typeof s !== 'string'))) invalid('inferenceConfig.stopSequences must be strings');
+  }
+
+  // Claude's extended thinking, which Converse takes only in additionalModelRequestFields (Anthropic's rules).
+  const extra = body.additionalModelRequestFields;
+  if (extra !== undefined) {
+    if (!isObj(extra)) invalid('additionalModelRequestFields must be an object');
+    const thinking = (extra as Obj).thinking;
+    if (thinking !== undefined) {
+      if (family(model) !== 'anthropic') invalid(`The model returned the following errors: extraneous key [thinking] is not permitted`);
+      if (!isObj(thinking) || (thinking.type !== 'enabled' && thinking.type !== 'disabled')) invalid('thinking.type: Input should be enabled or disabled');
+      const t = thinking as Obj;
+      if (t.type === 'enabled') {
+        if (!Number.isInteger(t.budget_tokens) || (t.budget_tokens as number) < 1024) invalid('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
+        const max = isObj(inference) ? ((inference as Obj).maxTokens as number | undefined) : undefined;
+        if (max === undefined || max <= (t.budget_tokens as number)) invalid('`max_tokens` must be greater than `thinking.budget_tokens`');
+      }
+    }
   }
 
   const toolConfig = body.toolConfig;
@@ -255,6 +281,15 @@ function usage(c: Content) {
   return { inputTokens, outputTokens: c.outputTokens, totalTokens: inputTokens + c.outputTokens + cached, cacheReadInputTokens: cached, cacheWriteInputTokens: 0 };
 }
 
+/** The reasoning a thinking Claude model puts first: about the last user text, signed. */
+export function reasoningBlock(body: Obj): Obj {
+  const turns = body.messages as Obj[];
+  const last = [...turns].reverse().find((t) => t.role === 'user');
+  const said = ((last?.content as Obj[]) ?? []).map((b) => (typeof b.text === 'string' ? b.text : '')).join(' ');
+  const text = `The user wrote "${said}". Answer briefly.`;
+  return { reasoningContent: { reasoningText: { text, signature: `sig-${Buffer.from(text).toString('base64').slice(0, 24)}` } } };
+}
+
 // ---- streams ---------------------------------------------------------------------------------------------------
 
 const PAD = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
@@ -264,7 +299,11 @@ const pad = (n: number) => PAD.slice(0, 1 + (n * 7) % PAD.length);
 function streamMessages(c: Content, forcedJson: boolean): Uint8Array[] {
   const out: Uint8Array[] = [eventMessage('messageStart', { p: pad(0), role: 'assistant' })];
   c.blocks.forEach((block, index) => {
-    if (isObj(block.toolUse)) {
+    if (isObj(block.reasoningContent)) {
+      const r = (block.reasoningContent as Obj).reasoningText as Obj;
+      for (const piece of pieces(r.text as string)) out.push(eventMessage('contentBlockDelta', { contentBlockIndex: index, delta: { reasoningContent: { text: piece } }, p: pad(piece.length) }));
+      out.push(eventMessage('contentBlockDelta', { contentBlockIndex: index, delta: { reasoningContent: { signature: r.signature } }, p: pad(index) }));
+    } else if (isObj(block.toolUse)) {
       const use = block.toolUse;
       out.push(eventMessage('contentBlockStart', { contentBlockIndex: index, p: pad(index + 1), start: { toolUse: { toolUseId: use.toolUseId, name: use.name } } }));
       const args = JSON.stringify(use.input);
@@ -402,6 +441,8 @@ export async function startBedrockServer(opts: { credentials?: Record<string, Cr
         const p = plan(body, model);
         if (p.answer.kind === 'error') return error(400, 'ValidationException', ERROR_MESSAGE);
         const content = contentOf(p);
+        const thinking = isObj(body.additionalModelRequestFields) ? (body.additionalModelRequestFields as Obj).thinking : undefined;
+        if (isObj(thinking) && thinking.type === 'enabled') content.blocks.unshift(reasoningBlock(body));
         if (action === 'converse') {
           return Response.json({
             output: { message: { role: 'assistant', content: content.blocks } },
