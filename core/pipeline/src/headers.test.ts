@@ -70,6 +70,18 @@ describe('forwarding rules', () => {
     expect(bearerOnly).toEqual({ 'x-team': 'blue' });
   });
 
+  test('forward_headers sends x-api-key only beside x-gateway-api-key or Authorization: alone, it carried the gateway key', () => {
+    const names = ['x-api-key', 'x-team'];
+    const beside = (headers: Record<string, string>) => {
+      const into: Record<string, string> = {};
+      forwardedHeaders(new Headers(headers), names, into);
+      return into;
+    };
+    expect(beside({ 'x-api-key': 'sk-ant', 'x-gateway-api-key': 'gw' })).toEqual({ 'x-api-key': 'sk-ant' });
+    expect(beside({ 'x-api-key': 'sk-ant', authorization: 'Bearer gw' })).toEqual({ 'x-api-key': 'sk-ant' });
+    expect(beside({ 'x-api-key': 'gw-key', 'x-team': 'blue' })).toEqual({ 'x-team': 'blue' });
+  });
+
   test('relayedResponseHeaders drops hop-by-hop response headers only', () => {
     const out = relayedResponseHeaders(new Headers({ 'content-type': 'text/plain', connection: 'close', 'keep-alive': 'timeout=5', 'x-request-id': 'r1', 'content-encoding': 'gzip' }));
     expect(Object.fromEntries(out)).toEqual({ 'content-type': 'text/plain', 'x-request-id': 'r1', 'content-encoding': 'gzip' });

@@ -35,8 +35,9 @@ export function passthroughHeaders(incoming: Headers): Record<string, string> {
 }
 
 /**
- * Config `forward_headers`: named client headers sent to the provider as they are (never the gateway's own; never
- * `Authorization` when it carried the gateway key, that is when the call has no `x-gateway-api-key`: docs/clients.md).
+ * Config `forward_headers`: named client headers sent to the provider as they are (never the gateway's own; never a
+ * header that carried the gateway key: `Authorization` when the call has no `x-gateway-api-key`, `x-api-key` when it
+ * has neither of them: docs/clients.md).
  */
 export function forwardedHeaders(incoming: Headers, names: readonly string[] | undefined, into: Record<string, string>): void {
   if (!names) return;
@@ -44,6 +45,7 @@ export function forwardedHeaders(incoming: Headers, names: readonly string[] | u
     const lower = name.toLowerCase();
     if (lower.startsWith('x-gateway-') || lower.startsWith('x-forwarded-')) continue;
     if (lower === 'authorization' && !incoming.get('x-gateway-api-key')) continue;
+    if (lower === 'x-api-key' && !incoming.get('x-gateway-api-key') && !incoming.has('authorization')) continue;
     const value = incoming.get(lower);
     if (value !== null) into[lower] = value;
   }

@@ -83,18 +83,26 @@ function parseMetadata(value: string | undefined): Readonly<Record<string, strin
 }
 
 /**
- * The gateway key a call carries: `x-gateway-api-key`, else `Authorization: Bearer <gateway key>` (docs/clients.md),
- * for clients that let a user set only a base URL and a key. No lookup tells the two kinds of Bearer value apart:
- * without `x-gateway-api-key` it can only be the gateway key, and resolve.ts then takes no provider key from it.
- * An unknown value is refused as an unknown `x-gateway-api-key` is (same 401, same cache), so nothing is learnt.
+ * The gateway key a call carries: `x-gateway-api-key`, else `Authorization: Bearer <gateway key>`, else (neither
+ * header present) `x-api-key` (docs/clients.md), for clients that let a user set only a base URL and a key: Claude
+ * Code sends ANTHROPIC_API_KEY as `x-api-key`, Anthropic's own header. On every route, as Authorization: such a client
+ * sends it on each call it makes. No lookup tells a gateway key from a provider key: without the headers before it, the value
+ * can only be the gateway key, and it is then never sent to a provider (resolve.ts, headers.ts). An unknown value is
+ * refused as an unknown `x-gateway-api-key` is (same 401, same cache), so nothing is learnt.
  */
-export function gatewaySecret(apiKeyHeader: string | null | undefined, authorization: string | null | undefined): string | undefined {
-  return apiKeyHeader || bearerValue(authorization) || undefined;
+export function gatewaySecret(
+  apiKeyHeader: string | null | undefined,
+  authorization: string | null | undefined,
+  xApiKey?: string | null,
+): string | undefined {
+  if (apiKeyHeader) return apiKeyHeader;
+  if (authorization !== undefined && authorization !== null) return bearerValue(authorization) || undefined;
+  return xApiKey?.trim() || undefined;
 }
 
 /** The caller of a request, from its gateway key; 401 in every other case. A cached key costs no promise. */
 export function authenticate(secret: string | null | undefined, authenticator: Authenticator | undefined): Caller | Promise<Caller> {
-  if (!secret) throw Errors.unauthorized('Missing gateway API key: send x-gateway-api-key, or Authorization: Bearer <gateway API key>');
+  if (!secret) throw Errors.unauthorized('Missing gateway API key: send x-gateway-api-key, Authorization: Bearer <gateway API key> or x-api-key');
   if (!authenticator) throw Errors.internal('No authenticator is loaded (the identity plugin is disabled)');
   const cached = authenticator.peek?.(secret);
   if (cached) return cached;
@@ -115,7 +123,7 @@ export async function handleGatewayCall(request: Request, endpoint: EndpointKind
   const traceId = values['x-gateway-trace-id'] || crypto.randomUUID();
   let caller: Caller;
   try {
-    const auth = authenticate(gatewaySecret(values['x-gateway-api-key'], values.authorization), deps.authenticator);
+    const auth = authenticate(gatewaySecret(values['x-gateway-api-key'], values.authorization, values['x-api-key']), deps.authenticator);
     caller = auth instanceof Promise ? await auth : auth;
     // Before the body is read: a key without the call's scope reaches no provider and spends no credential.
     checkCallScope(caller, endpoint);

@@ -99,7 +99,7 @@ function inputItemsPage(stored: StoredResponse, params: URLSearchParams, include
 async function serveStored(request: Request, route: Exclude<ResponsesRoute, { op: 'create' }>, search: string, deps: HandlerDeps): Promise<Response> {
   const values = request.headers.toJSON() as Record<string, string | undefined>;
   try {
-    const auth = authenticate(gatewaySecret(values['x-gateway-api-key'], values.authorization), deps.authenticator);
+    const auth = authenticate(gatewaySecret(values['x-gateway-api-key'], values.authorization, values['x-api-key']), deps.authenticator);
     const caller = auth instanceof Promise ? await auth : auth;
     checkCallScope(caller, 'responses');
     const params = new URLSearchParams(search);
