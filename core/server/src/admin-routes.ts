@@ -108,7 +108,7 @@ export function adminHandler(route: AdminRoute, deps: AdminDeps): (request: Requ
   if (route.public) return publicHandler(route, deps);
   return async (request: Request, params: Record<string, string>): Promise<Response> => {
     if (!deps.settings.features.apiAccess) throw Errors.featureDisabled('The administration API (API_ACCESS_ENABLED)');
-    const caller = await authenticate(gatewaySecret(request.headers.get('x-gateway-api-key'), request.headers.get('authorization')), deps.authenticator);
+    const caller = await authenticate(gatewaySecret(request.headers.get('x-gateway-api-key'), request.headers.get('authorization'), request.headers.get('x-api-key')), deps.authenticator);
     if (route.feature && !deps.settings.features[route.feature]) throw Errors.featureDisabled(route.feature);
     if (route.keyTypes && !route.keyTypes.includes(caller.keyType))
       throw Errors.forbidden(`This route is not open to ${caller.keyType} keys`);
