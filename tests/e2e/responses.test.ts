@@ -56,6 +56,13 @@ async function failure(call: PromiseLike<unknown>): Promise<{ status?: number; p
 }
 
 
+/** The fixture's routing as a config (a header provider becomes the config's provider and custom host). */
+function configOf(server: StartedServer): Record<string, unknown> {
+  const config = server.headers['x-gateway-config'];
+  if (config) return JSON.parse(config) as Record<string, unknown>;
+  return { provider: server.headers['x-gateway-provider'], custom_host: server.headers['x-gateway-custom-host'] };
+}
+
 const TRANSLATED: ProviderFixture[] = [anthropicFixture, (bedrockFixtures as ProviderFixture[])[0]!, googleFixture];
 
 describe.each(TRANSLATED.map((f) => [f.name, f] as const))('%s (translated)', (_, fixture) => {
@@ -180,6 +187,19 @@ describe.each(TRANSLATED.map((f) => [f.name, f] as const))('%s (translated)', (_
       param: 'tools[0].type',
     });
     expect(server.requests.length).toBe(before);
+  });
+
+  test('input guardrails judge the instructions and input items: a denied call reaches no provider', async () => {
+    const before = server.requests.length;
+    const guarded = client(
+      { ...server.headers, 'x-gateway-config': JSON.stringify({ ...configOf(server), input_guardrails: [{ id: 'no-pw', deny: true, 'default.contains': { words: ['password'], operator: 'none' } }] }) },
+      server.headers.authorization?.replace(/^Bearer /, ''),
+    );
+    const denied = await failure(guarded.responses.create({ model: server.chatModel, input: [{ role: 'user', content: [{ type: 'input_text', text: 'my password is x' }] }] }));
+    expect(denied).toMatchObject({ status: 400 });
+    expect(server.requests.length).toBe(before);
+    const passed = await guarded.responses.create({ model: server.chatModel, input: 'nothing secret' });
+    expect(passed.output_text).toBe(expectedText({ lastUser: 'nothing secret' }));
   });
 
   test('store: false is answered but not kept', async () => {

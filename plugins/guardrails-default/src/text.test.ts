@@ -91,3 +91,20 @@ describe('mapTexts', () => {
     expect(requestModel(input({ messages: [] }))).toBeUndefined();
   });
 });
+
+describe('the Responses API', () => {
+  test('input items: the last user item text (input_text parts); a Response: its output_text parts', () => {
+    const body: JsonObject = {
+      model: 'm',
+      input: [
+        { role: 'user', content: 'first' },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'a' }, { type: 'input_image', image_url: 'data:,' }, { type: 'input_text', text: 'b' }] },
+        { type: 'function_call_output', call_id: 'c', output: 'x' },
+      ],
+    };
+    expect(requestText(body)).toEqual({ text: 'a\nb', source: 'lastUserMessage' });
+    expect(requestText({ model: 'm', input: 'plain' })).toEqual({ text: 'plain', source: 'input' });
+    const response: JsonObject = { object: 'response', output: [{ type: 'reasoning', summary: [] }, { type: 'message', content: [{ type: 'output_text', text: 'Answer', annotations: [] }] }] };
+    expect(responseText(response)).toEqual({ text: 'Answer', source: 'response' });
+  });
+});

@@ -8,10 +8,13 @@
  *     No user message, or one with no text part, means no text.
  *   - `prompt` (text completions): the prompt; an array of prompts is joined with newlines (token arrays skipped).
  *   - `input` (embeddings, moderations): the input string, or its strings / `text` parts joined with newlines.
+ *   - `input` of the Responses API (message items): like chat, the text of the LAST item whose role is `user`
+ *     (`input_text` parts); a string input is taken as it is.
  * - output phase, from `ctx.responseBody`:
  *   - a chat completion: the assistant content of the FIRST choice (`choices[0].message.content`, string or text
  *     parts);
- *   - a text completion: `choices[0].text`.
+ *   - a text completion: `choices[0].text`;
+ *   - a Response (`object: "response"`): the `output_text` parts of its message items, joined with newlines.
  * Anything else (no body, an error body, a model list…) has no text: `text` is undefined.
  *
  * Transformed text (`mapTexts`) covers more than the judged text, so that nothing slips past a redaction:
@@ -21,7 +24,7 @@
  */
 import type { GuardrailCheckContext, Json, JsonObject } from '@gateway/sdk';
 
-export type TextSource = 'lastUserMessage' | 'prompt' | 'input' | 'chatCompletion' | 'textCompletion' | 'none';
+export type TextSource = 'lastUserMessage' | 'prompt' | 'input' | 'chatCompletion' | 'textCompletion' | 'response' | 'none';
 
 export interface JudgedText {
   /** Undefined when the body holds no text to judge. */
@@ -57,6 +60,19 @@ function stringsOf(value: Json | undefined): string | undefined {
   return texts.length > 0 ? texts.join('\n') : undefined;
 }
 
+/** The text of a Responses message item's content: a string, or its input_text / output_text parts. */
+function itemText(content: Json | undefined): string | undefined {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return undefined;
+  const texts = content.flatMap((part) =>
+    isObject(part) && (part.type === 'input_text' || part.type === 'output_text') && typeof part.text === 'string' ? [part.text] : [],
+  );
+  return texts.length > 0 ? texts.join('\n') : undefined;
+}
+
+/** A Responses input of items (objects with a role), not embeddings' strings or token arrays. */
+const isItemList = (value: Json | undefined): value is Json[] => Array.isArray(value) && value.some((item) => isObject(item) && typeof item.role === 'string');
+
 export function requestText(body: JsonObject | undefined): JudgedText {
   if (!body) return { text: undefined, source: 'none' };
   if (Array.isArray(body.messages)) {
@@ -67,11 +83,22 @@ export function requestText(body: JsonObject | undefined): JudgedText {
     return { text: undefined, source: 'lastUserMessage' };
   }
   if ('prompt' in body) return { text: stringsOf(body.prompt), source: 'prompt' };
+  if (isItemList(body.input)) {
+    for (let i = body.input.length - 1; i >= 0; i--) {
+      const item = body.input[i];
+      if (isObject(item) && item.role === 'user') return { text: itemText(item.content), source: 'lastUserMessage' };
+    }
+    return { text: undefined, source: 'lastUserMessage' };
+  }
   if ('input' in body) return { text: stringsOf(body.input), source: 'input' };
   return { text: undefined, source: 'none' };
 }
 
 export function responseText(body: JsonObject | undefined): JudgedText {
+  if (body?.object === 'response' && Array.isArray(body.output)) {
+    const texts = body.output.flatMap((item) => (isObject(item) && item.type === 'message' ? (itemText(item.content) ?? []) : []));
+    return { text: texts.length > 0 ? texts.join('\n') : undefined, source: 'response' };
+  }
   const choices = body?.choices;
   if (!Array.isArray(choices) || choices.length === 0) return { text: undefined, source: 'none' };
   const first = choices[0];
