@@ -1,6 +1,7 @@
 /**
  * Where the gateway keeps file contents: a local directory (FILES_DIR, default ./data/files), one folder per
- * workspace, one file per id. The database row (tables.ts) is the file object; this is only its bytes.
+ * workspace, one file per id; or an S3-compatible bucket (s3-file-store.ts). The database row (tables.ts) is the file
+ * object; this is only its bytes.
  */
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -10,12 +11,19 @@ export const DEFAULT_FILES_DIR = './data/files';
 /** Ids and workspace ids become path parts: only these characters, so no id reaches outside the directory. */
 const SAFE = /^[A-Za-z0-9_-]{1,64}$/;
 
-function part(value: string): string {
+export function part(value: string): string {
   if (!SAFE.test(value)) throw new Error(`unsafe file store name: ${JSON.stringify(value.slice(0, 80))}`);
   return value;
 }
 
-export class LocalFileStore {
+/** The bytes of the gateway's files, by workspace and id. */
+export interface FileStore {
+  put(workspaceId: string, id: string, bytes: Uint8Array | string): Promise<void>;
+  get(workspaceId: string, id: string): Promise<Uint8Array>;
+  delete(workspaceId: string, id: string): Promise<void>;
+}
+
+export class LocalFileStore implements FileStore {
   readonly dir: string;
 
   constructor(dir: string | undefined) {

@@ -3,7 +3,7 @@
  * list (`purpose`, `limit` 1..10000 default 10000, `after`, `order`), retrieve, content and delete, per workspace.
  */
 import { and, asc, desc, Errors, eq, gt, lt, or, type DatabaseHelpers, type JobCall, type JsonObject } from '@gateway/sdk';
-import type { LocalFileStore } from './file-store.ts';
+import type { FileStore } from './file-store.ts';
 import { json, listPage, newId, nowSeconds, queryInt, segments } from './respond.ts';
 import { gatewayFiles } from './tables.ts';
 
@@ -27,7 +27,7 @@ export function fileObject(row: { id: string; bytes: number; created_at: number;
 
 export interface FilesDeps {
   database: DatabaseHelpers;
-  store: LocalFileStore;
+  store: FileStore;
 }
 
 export class GatewayFiles {

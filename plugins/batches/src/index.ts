@@ -1,8 +1,8 @@
 /**
  * Files, batches and fine-tuning jobs (docs/batches.md). A call whose config is one target of a provider that keeps
  * such objects itself (`nativeJobs`) is forwarded there through the pipeline (checked first where SPEC.md says what
- * is valid); any other target gets the gateway's own: files stored per workspace under FILES_DIR (at most
- * FILES_MAX_BYTES each), batches run line by line through the gateway's pipeline by batch-runner.ts. Fine-tuning is
+ * is valid); any other target gets the gateway's own: files stored per workspace under FILES_DIR or in an S3-compatible
+ * bucket (FILES_S3_*; at most FILES_MAX_BYTES each), batches run line by line through the gateway's pipeline by batch-runner.ts. Fine-tuning is
  * always the provider's.
  */
 import { secretBoxFromEnv } from '@gateway/admin-kit';
@@ -11,6 +11,7 @@ import { checkBatchBody } from './batch-body.ts';
 import { BatchRunner, type RunnerOptions } from './batch-runner.ts';
 import { GatewayBatches } from './batches.ts';
 import { LocalFileStore } from './file-store.ts';
+import { S3FileStore, s3SettingsFromEnv } from './s3-file-store.ts';
 import { GatewayFiles } from './files.ts';
 import { handleFineTuning } from './fine-tuning.ts';
 import { parseBody } from './respond.ts';
@@ -47,7 +48,9 @@ export default definePlugin({
     await database.migrate(MIGRATIONS);
     const maxBodyBytes = positiveInt(api.env, 'FILES_MAX_BYTES', DEFAULT_MAX_FILE_BYTES);
     const box = secretBoxFromEnv(api.env);
-    const files = new GatewayFiles({ database, store: new LocalFileStore(api.env.FILES_DIR) });
+    // An S3-compatible bucket when FILES_S3_BUCKET is set (a bad setting stops the start), else FILES_DIR.
+    const s3 = s3SettingsFromEnv(api.env);
+    const files = new GatewayFiles({ database, store: s3 ? new S3FileStore(s3) : new LocalFileStore(api.env.FILES_DIR) });
     let calls: GatewayCalls | undefined;
     const runner = new BatchRunner(
       {
