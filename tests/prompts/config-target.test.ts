@@ -106,6 +106,14 @@ for (const dialect of E2E_DIALECTS) {
       const asText = await call(s, 'POST', '/completions', { variables: { x: 'y' } }, config({ prompt_id: String(text.body.id), virtual_key: vk }));
       expect(asText.status).toBe(200);
       expect(s.mock.requests.at(-1)?.json).toMatchObject({ prompt: 'Complete y', model: 'gpt-3.5-turbo-instruct' });
+      // The config routes the call (with the provider headers where it is silent); the prompt's own target is for
+      // /prompts/:id/completions, so a config of only prompt_id and no provider header has nowhere to send it.
+      const viaHeader = await call(s, 'POST', '/chat/completions', { variables: { name: 'H', place: 'y' } }, { ...config({ prompt_id: slug }), 'x-gateway-provider': 'openai', 'x-gateway-custom-host': s.mock.url, authorization: 'Bearer sk-header-000001' });
+      expect(viaHeader.status).toBe(200);
+      expect(s.mock.requests.at(-1)?.headers.authorization).toBe('Bearer sk-header-000001');
+      const alone = await call(s, 'POST', '/chat/completions', { variables: { name: 'x', place: 'y' } }, config({ prompt_id: slug }));
+      expect(alone.status).toBe(400);
+      expect(JSON.stringify(alone.body)).toContain('No provider');
       const noPrompt = await call(s, 'POST', '/chat/completions', { variables: { name: 'x' }, model: 'gpt-4o-mini' }, config({ virtual_key: vk }));
       expect(noPrompt.status).toBe(400);
       expect(JSON.stringify(noPrompt.body)).toContain('messages');
