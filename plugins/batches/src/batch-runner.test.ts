@@ -130,5 +130,48 @@ for (const dialect of DIALECTS) {
       });
       await runner.close();
     });
+
+    test('a database error mid-way: the lines in flight finish before the lease is given back, and the batch goes on later', async () => {
+      await t.database.migrate(MIGRATIONS);
+      const id = await createBatch(t.database, 40);
+      let inFlight = 0;
+      let sentCount = 0;
+      const calls: GatewayCalls = {
+        resolveConfig: () => ({}),
+        async call() {
+          inFlight++;
+          sentCount++;
+          await Bun.sleep(5);
+          inFlight--;
+          return Response.json({ object: 'chat.completion', choices: [] });
+        },
+      };
+      let inserts = 0;
+      const failing = new Proxy(t.database, {
+        get(target, key, receiver) {
+          if (key === 'insert')
+            return (table: unknown, ...rest: unknown[]) => {
+              if (table === gatewayBatchResults && ++inserts === 6) return Promise.reject(new Error('database gone'));
+              return (target.insert as (...a: unknown[]) => Promise<number>)(table, ...rest);
+            };
+          const value = Reflect.get(target, key, receiver);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      }) as Database;
+      const files = new GatewayFiles({ database: failing, store: new LocalFileStore(dir) });
+      const runner = new BatchRunner({ database: failing, files, box, logger: silent, calls: () => calls }, { concurrency: 4, leaseMs: 5_000, pollMs: 60_000 });
+      await runner.run(id);
+      expect(inFlight).toBe(0);
+      const row = await t.database.findOne(gatewayBatches, 'id', id, { fresh: true });
+      expect({ status: row?.status, owner: row?.lease_owner }).toEqual({ status: 'in_progress', owner: null });
+      const recorded = await t.database.count(gatewayBatchResults, (c) => eq(c.batch_id, id));
+      expect(recorded).toBe(sentCount - 1);
+      expect(sentCount).toBeLessThan(40);
+      // Taken up again: the rest is sent (the line whose result was lost, once more), and the batch completes.
+      await runner.run(id);
+      expect((await t.database.findOne(gatewayBatches, 'id', id, { fresh: true }))?.status).toBe('completed');
+      expect(sentCount).toBe(41);
+      await runner.close();
+    });
   });
 }

@@ -228,8 +228,9 @@ export class BatchRunner {
       ]);
       await this.mine(row.id, { completed, failed });
     };
+    let broken = false;
     const worker = async () => {
-      while (!run.stop && next < pending.length) {
+      while (!run.stop && !broken && next < pending.length) {
         if (nowSeconds() >= Number(row.expires_at)) {
           expired = true;
           return;
@@ -261,7 +262,18 @@ export class BatchRunner {
         if (++unflushed >= FLUSH_EVERY) await flush();
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.options.concurrency, pending.length) }, worker));
+    // Every worker is waited for, even when one fails (a database error): the lease is given back only once no line
+    // of this process is in flight, so that the next owner cannot send one of them again.
+    const settled = await Promise.allSettled(
+      Array.from({ length: Math.min(this.options.concurrency, pending.length) }, () =>
+        worker().catch((error: unknown) => {
+          broken = true;
+          throw error;
+        }),
+      ),
+    );
+    const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure) throw failure.reason;
     if (run.stop !== 'lost') await flush();
     return expired;
   }
