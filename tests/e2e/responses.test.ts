@@ -10,6 +10,7 @@ import type { Gateway } from '@gateway/server';
 import OpenAI from 'openai';
 import type { ResponseFunctionToolCall } from 'openai/resources/responses/responses';
 import anthropicFixture from '../conformance/providers/anthropic.ts';
+import { THINKING_TEXT } from '../providers/anthropic/server.ts';
 import bedrockFixtures from '../conformance/providers/bedrock.ts';
 import googleFixture from '../conformance/providers/google.ts';
 import type { ProviderFixture, StartedServer } from '../conformance/fixture.ts';
@@ -206,6 +207,35 @@ describe.each(TRANSLATED.map((f) => [f.name, f] as const))('%s (translated)', (_
     const res = await openai.responses.create({ model: server.chatModel, input: 'Do not keep', store: false });
     expect(res.output_text).toBe(expectedText({ lastUser: 'Do not keep' }));
     expect(await failure(openai.responses.retrieve(res.id))).toMatchObject({ status: 404 });
+  });
+});
+
+describe('reasoning where the adapter has it (Anthropic thinking, surfaced with strict_wire_compliance false)', () => {
+  let server: StartedServer;
+  let openai: OpenAI;
+  beforeAll(async () => {
+    server = await anthropicFixture.start();
+    const config = { provider: 'anthropic', custom_host: server.headers['x-gateway-custom-host'], strict_wire_compliance: false };
+    openai = client({ authorization: server.headers.authorization!, 'x-gateway-config': JSON.stringify(config) }, 'sk-ant-conformance');
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  test('reasoning.effort becomes a thinking budget; the thinking comes back as a reasoning item, whole and streamed', async () => {
+    const res = await openai.responses.create({ model: server.chatModel, input: 'Think first', reasoning: { effort: 'low' } });
+    expect((JSON.parse(server.requests.at(-1)!.body) as { thinking: unknown }).thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    expect(res.output.map((item) => item.type)).toEqual(['reasoning', 'message']);
+    expect(res.output[0]).toMatchObject({ type: 'reasoning', summary: [{ type: 'summary_text', text: THINKING_TEXT }] });
+    expect(res.reasoning?.effort).toBe('low');
+
+    const stream = openai.responses.stream({ model: server.chatModel, input: 'Think first', reasoning: { effort: 'low' } });
+    let summary = '';
+    for await (const event of stream) if (event.type === 'response.reasoning_summary_text.delta') summary += event.delta;
+    const final = await stream.finalResponse();
+    expect(summary).toBe(THINKING_TEXT);
+    expect(final.output.map((item) => item.type)).toEqual(['reasoning', 'message']);
+    expect(final.output_text).toBe(res.output_text);
   });
 });
 
