@@ -10,7 +10,7 @@
 #
 #   scripts/soak.sh [MINUTES=2] [CONCURRENCY=16] [sqlite|mysql]
 #
-# Environment: SOAK_MYSQL_URL (default mysql://root@127.0.0.1:3306: a database gw_soak_<random> is created there and
+# Environment: DRAIN_MAX_S (default 1800: the longest wait for the log to drain after the load), SOAK_MYSQL_URL (default mysql://root@127.0.0.1:3306: a database gw_soak_<random> is created there and
 # dropped at the end unless KEEP=1), PIN=1 (default: wrk and the provider on CPU 0, the gateway on CPU 1, as the
 # shared bench places them; PIN=0: the kernel places every process), SAMPLE_S (default 10), MOCK_PORT / GW_PORT
 # (default 18970 / 18971), and any gateway setting (LOG_QUEUE_MAX_BYTES, LOG_JOURNAL_*, GATEWAY_LOG_WRITER_NICE, …),
@@ -70,6 +70,7 @@ fi
 cd "$ROOT"
 MOCK_PORT=$MOCK_PORT $CPU0 "$BUN" tests/mocks/openai-server-main.ts > "$WORK/mock.log" 2>&1 & PIDS+=($!)
 env PORT=$GW_PORT HOST=127.0.0.1 DATABASE_URL="$DATABASE_URL" GATEWAY_ADMIN_API_KEY=$KEY LOG_LEVEL=${LOG_LEVEL:-warn} \
+  GATEWAY_ENCRYPTION_KEY=${GATEWAY_ENCRYPTION_KEY:-soak-encryption-key-0123456789abcdef} \
   TRUSTED_CUSTOM_HOSTS=localhost,127.0.0.1,::1 BUN_CONFIG_MAX_HTTP_REQUESTS=65535 \
   $CPU1 "$BUN" core/server/src/main.ts > "$WORK/gateway.log" 2>&1 & GW=$!
 PIDS+=($GW)
@@ -110,12 +111,14 @@ done
 wait $WRK || true
 echo "wrk: $(grep -E 'requests in' "$WORK/wrk.txt" | xargs)  $(grep -E 'Requests/sec' "$WORK/wrk.txt" | xargs)  $(grep -E 'Non-2xx|Socket errors' "$WORK/wrk.txt" | xargs)"
 
-# The log drains (queue and journal empty), then a graceful stop flushes the rest.
-for _ in $(seq 600); do
+# The log drains (queue and journal empty; at most DRAIN_MAX_S, default 1800 s), then a graceful stop flushes the rest.
+for _ in $(seq $(( ${DRAIN_MAX_S:-1800} * 2 ))); do
   [ "$(metric gateway_request_log_queue_entries)" = 0 ] && [ "$(metric gateway_request_log_journal_pending_bytes)" = 0 ] && break
   sleep 0.5
 done
 sample "$(( $(date +%s) - START ))"
+DRAINED_S=$(( $(date +%s) - START - SECS ))
+PENDING=$(metric gateway_request_log_journal_pending_bytes)
 REQUESTS=$(metric gateway_requests_total)
 DROPPED=$(metric gateway_request_log_rows_dropped_total)
 PEAK=$(awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$GW/status")
@@ -130,5 +133,6 @@ echo "requests (gateway_requests_total): $REQUESTS"
 echo "rows in request_logs:              $ROWS"
 echo "lost (requests - rows):            $(( REQUESTS - ROWS ))"
 echo "dropped (counted by the gateway):  $DROPPED"
+echo "log drained:                       ${DRAINED_S} s after the load ended (journal still pending: $PENDING bytes)"
 echo "peak RSS (VmHWM):                  $PEAK MB"
 echo "database size:                     $SIZE bytes ($(( SIZE / 1024 / 1024 )) MB, $(( ROWS > 0 ? SIZE / ROWS : 0 )) bytes a row)"

@@ -88,6 +88,7 @@ export class Journal {
   private handle: FileHandle | undefined;
   private readonly segmentBytes: number;
   private closed = false;
+  private readBuffer: Buffer = Buffer.alloc(0);
   /** Appends (the spill) and reads and commits (the replay) run from two loops: one at a time here. */
   private turn: Promise<unknown> = Promise.resolve();
 
@@ -163,9 +164,13 @@ export class Journal {
       if (this.segments.length === 1) this.cursor = { segment: last.n, offset: 0 };
     }
     this.handle ??= await open(join(this.dir, segmentName(last.n)), 'a');
-    const buffer = Buffer.from(text);
-    let written = 0;
-    while (written < buffer.length) written += (await this.handle.write(buffer, written)).bytesWritten;
+    // The string is written as UTF-8 directly (no Buffer copy of every append); a short write goes on from its end.
+    const { bytesWritten } = await this.handle.write(text);
+    if (bytesWritten < bytes) {
+      const rest = Buffer.from(text).subarray(bytesWritten);
+      let written = 0;
+      while (written < rest.length) written += (await this.handle.write(rest, written)).bytesWritten;
+    }
     if (this.o.fsync === 'batch') await this.handle.datasync();
     last.size += bytes;
     return true;
@@ -187,7 +192,9 @@ export class Journal {
       try {
         let want = Math.min(left, maxBytes);
         for (;;) {
-          const buffer = Buffer.allocUnsafe(want);
+          // One read buffer, kept: a replay reads megabytes per batch, and fresh ones would pile up until a GC.
+          if (this.readBuffer.length < want) this.readBuffer = Buffer.allocUnsafe(want);
+          const buffer = this.readBuffer;
           const { bytesRead } = await file.read(buffer, 0, want, this.cursor.offset);
           const end = buffer.subarray(0, bytesRead).lastIndexOf(10);
           if (end >= 0) {

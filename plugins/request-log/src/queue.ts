@@ -125,6 +125,8 @@ export class LogQueue {
   private readonly ring = new Ring<QueuedEntry>();
   private readonly sizes = new WeakMap<QueuedEntry, number>();
   private queuedBytes = 0;
+  /** Estimated bytes of entries taken from the ring for the journal and not appended yet. */
+  private spillingBytes = 0;
   private readonly o: Required<Omit<LogQueueOptions, 'logger' | 'worker' | 'journal' | 'writerNice'>>;
   private readonly writerNice: LogQueueOptions['writerNice'];
   /** The writer thread runs at its `behind` priority. */
@@ -168,7 +170,7 @@ export class LogQueue {
       maxBackoffMs: options.maxBackoffMs ?? 2_000,
       maxStatementBytes: options.maxStatementBytes ?? 8 * 1024 * 1024,
       mainThreadRows: Math.max(1, options.mainThreadRows ?? 64),
-      replayBytes: options.replayBytes ?? 2 * 1024 * 1024,
+      replayBytes: options.replayBytes ?? 1024 * 1024,
     };
     this.journal = options.journal;
     this.writerNice = options.writerNice;
@@ -201,9 +203,9 @@ export class LogQueue {
     return this.ring.size;
   }
 
-  /** Their estimated bytes. */
+  /** Their estimated bytes, with those of entries being appended to the journal. */
   get bytes(): number {
-    return this.queuedBytes;
+    return this.queuedBytes + this.spillingBytes;
   }
 
   /** The journal's bytes on disk (0 without one). */
@@ -231,7 +233,7 @@ export class LogQueue {
       status: reasons.length ? 'degraded' : 'ok',
       reasons,
       queueEntries: this.ring.size,
-      queueBytes: this.queuedBytes,
+      queueBytes: this.bytes,
       journalBytes: this.journalBytes,
       journalPendingBytes: this.journalPendingBytes,
       dropped: this.dropped,
@@ -352,11 +354,16 @@ export class LogQueue {
   /** Appends entries to the journal, after the appends before (never on the caller's stack: I/O is awaited). */
   private spill(entries: QueuedEntry[]): void {
     if (entries.length === 0) return;
+    // Still in memory until appended: counted in `bytes` (what /metrics shows as the queue's bytes).
+    let bytes = 0;
+    for (const entry of entries) bytes += this.sizes.get(entry) ?? 0;
+    this.spillingBytes += bytes;
     this.appendsPending++;
     this.appending = this.appending.then(async () => {
       try {
         await this.appendEntries(entries);
       } finally {
+        this.spillingBytes -= bytes;
         this.appendsPending--;
         this.inFlight -= entries.length;
         this.settleWaiters();
