@@ -124,6 +124,7 @@ export function adminHandler(route: AdminRoute, deps: AdminDeps): (request: Requ
       query: url.searchParams,
       body: await readJson(request, deps.settings.adminMaxBodyBytes),
       headers: request.headers,
+      signal: request.signal,
       audit: {},
     };
     const response = await route.handle(req);
