@@ -70,7 +70,11 @@ afterAll(async () => {
 describe('JWT on the data plane', () => {
   test('a token in x-gateway-api-key or as Authorization: Bearer reaches the provider; the provider never sees it', async () => {
     const jwt = await token();
-    for (const headers of [{ 'x-gateway-api-key': jwt, 'x-gateway-config': configHeader() }, { authorization: `Bearer ${jwt}`, 'x-gateway-config': configHeader() }]) {
+    const variants: Record<string, string>[] = [
+      { 'x-gateway-api-key': jwt, 'x-gateway-config': configHeader() },
+      { authorization: `Bearer ${jwt}`, 'x-gateway-config': configHeader() },
+    ];
+    for (const headers of variants) {
       const before = mock.requests.length;
       const res = await call(gateway, headers);
       expect(res.status).toBe(200);

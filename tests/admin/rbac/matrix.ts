@@ -56,6 +56,8 @@ const TABLE: Record<string, string> = {
   'PUT /workspaces/:workspaceId/users/:userId [target admin]':        ADMIN_OF_A, // managers never change an admin
   'DELETE /workspaces/:workspaceId/users/:userId':                    MANAGER_OF_A,
   'DELETE /workspaces/:workspaceId/users/:userId [target admin]':     ADMIN_OF_A,
+  // ---- SCIM: a group mapped to a workspace (docs/admin/scim.md); the /scim/v2 routes are public (PUBLIC_ROUTES) ----
+  'POST /scim/workspaces':                                            ORG_ADMINS,
   // ---- identity: invitations ----
   'POST /users/invites':                                              ORG_ADMINS,
   'POST /users/invites [role owner]':                                 OWNERS, // only an owner invites an owner
@@ -368,10 +370,28 @@ export const MATRIX: readonly MatrixRow[] = Object.entries(TABLE).map(([key, cel
 
 for (const key of Object.keys(NOTES)) if (!(key in TABLE)) throw new Error(`NOTES names ${key}, which is not in the table`);
 
+/** SCIM routes authenticate by the organisation's SCIM token (an organisation-service key with scim.write): tests/scim. */
+const SCIM_TOKEN = 'SCIM 2.0: the SCIM bearer token is the credential (docs/admin/scim.md)';
+
 /**
  * Routes reached without an API key (route.public): the handler authenticates the request itself, so no role applies.
  * Listed here so that a route cannot become public unnoticed.
  */
 export const PUBLIC_ROUTES: Readonly<Record<string, string>> = {
   'POST /users/invites/accept': 'accepting an invitation: the token is the credential (docs/admin/identity.md)',
+  'GET /scim/v2/ServiceProviderConfig': SCIM_TOKEN,
+  'GET /scim/v2/ResourceTypes': SCIM_TOKEN,
+  'GET /scim/v2/Schemas': SCIM_TOKEN,
+  'GET /scim/v2/Users': SCIM_TOKEN,
+  'POST /scim/v2/Users': SCIM_TOKEN,
+  'GET /scim/v2/Users/:id': SCIM_TOKEN,
+  'PUT /scim/v2/Users/:id': SCIM_TOKEN,
+  'PATCH /scim/v2/Users/:id': SCIM_TOKEN,
+  'DELETE /scim/v2/Users/:id': SCIM_TOKEN,
+  'GET /scim/v2/Groups': SCIM_TOKEN,
+  'POST /scim/v2/Groups': SCIM_TOKEN,
+  'GET /scim/v2/Groups/:id': SCIM_TOKEN,
+  'PUT /scim/v2/Groups/:id': SCIM_TOKEN,
+  'PATCH /scim/v2/Groups/:id': SCIM_TOKEN,
+  'DELETE /scim/v2/Groups/:id': SCIM_TOKEN,
 };
