@@ -18,3 +18,4 @@ export * from './admin.ts';
 export * from './gateway-scopes.ts';
 export * from './outbound.ts';
 export * from './jobs.ts';
+export * from './metrics.ts';

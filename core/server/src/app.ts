@@ -10,6 +10,7 @@ import {
   GatewayError,
   JobServices,
   type Logger,
+  MetricsServices,
   type RequestLogStatus,
   ResponseServices,
   RoutingServices,
@@ -92,6 +93,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   await assertDatabaseReachable(database, settings.databaseUrl);
   const state = createStateStore(settings.redisUrl);
   const hostGuard = new HostGuard(settings.trustedCustomHosts, opts.resolve);
+  // Series plugins add to GET /metrics (MetricsServices.sources in @gateway/sdk), rendered at each scrape.
+  const metricSources: (() => string)[] = [];
   const plugins = await loadPlugins({
     roots: opts.roots ?? [PROJECT_ROOT],
     coreVersion: CORE_VERSION,
@@ -107,12 +110,14 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
       registry.provide(Services.hostGuard, hostGuard);
       registry.provide(Services.configValidator, configValidator);
       registry.provide(Services.databaseThreads, databaseThreads);
+      registry.provide(MetricsServices.sources, { add: (render) => void metricSources.push(render) });
     },
   });
   const { registry } = plugins;
   const metrics = new Metrics();
   const logStatus = registry.optional(Services.requestLogStatus);
-  const serveMetrics = metricsEndpoint(metrics, settings.metricsToken, logStatus && (() => logStatus.metrics()));
+  if (logStatus) metricSources.unshift(() => logStatus.metrics());
+  const serveMetrics = metricsEndpoint(metrics, settings.metricsToken, () => metricSources.map((render) => render()).join(''));
 
   // Saved guardrails a header config may name, for its sender: the hook engine's field rules (plugins/hooks) resolve
   // them through this seam. Set before any traffic: parsed configs are cached. GUARDRAILS_ENABLED=OFF: none (the
