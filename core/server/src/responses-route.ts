@@ -37,7 +37,7 @@ const INCLUDES = new Set([
   'code_interpreter_call.outputs',
 ]);
 
-function includeOf(params: URLSearchParams): Set<string> {
+export function includeOf(params: URLSearchParams): Set<string> {
   const values = [...params.getAll('include'), ...params.getAll('include[]')].flatMap((v) => v.split(',')).filter(Boolean);
   for (const value of values) if (!INCLUDES.has(value)) throw Errors.badRequest(`include: ${JSON.stringify(value)} is not one of ${[...INCLUDES].join(', ')}`, 'include');
   return new Set(values);
@@ -46,13 +46,13 @@ function includeOf(params: URLSearchParams): Set<string> {
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Output items as `include` asks: file search results only when included. */
-function outputAsIncluded(items: readonly unknown[], include: Set<string>): unknown[] {
+export function outputAsIncluded(items: readonly unknown[], include: Set<string>): unknown[] {
   if (include.has('file_search_call.results')) return [...items];
   return items.map((item) => (isObject(item) && item.type === 'file_search_call' && 'results' in item ? { ...item, results: null } : item));
 }
 
 /** Input items as `include` asks: image URLs of input images and computer screenshots only when included. */
-function inputAsIncluded(items: readonly JsonObject[], include: Set<string>): JsonObject[] {
+export function inputAsIncluded(items: readonly JsonObject[], include: Set<string>): JsonObject[] {
   const images = include.has('message.input_image.image_url');
   const screenshots = include.has('computer_call_output.output.image_url');
   return items.map((item) => {
@@ -72,7 +72,7 @@ async function found(caller: Caller, id: string): Promise<StoredResponse> {
 }
 
 /** GET input_items: `after` (an item id), `limit` 1..100 (default 20), `order` asc | desc (default desc). */
-function inputItemsPage(stored: StoredResponse, params: URLSearchParams, include: Set<string>): JsonObject {
+export function inputItemsPage(stored: StoredResponse, params: URLSearchParams, include: Set<string>): JsonObject {
   const order = params.get('order') ?? 'desc';
   if (order !== 'asc' && order !== 'desc') throw Errors.badRequest('order: must be asc or desc', 'order');
   const limitText = params.get('limit');
