@@ -75,6 +75,16 @@ export function renderBody(prompt: CompiledPrompt, variables: Readonly<Record<st
       `Missing required variable${missing.length > 1 ? 's' : ''}: ${missing.join(', ')} (used outside any section of the template)`,
       `variables.${missing[0]}`,
     );
+  try {
+    return assemble(prompt, variables, overrides, partials);
+  } catch (error) {
+    // Partials may include each other (a tree walked by its data); without data to end it, the recursion never does.
+    if (error instanceof RangeError) throw Errors.badRequest('The template\'s partials include each other without end for these variables', 'variables');
+    throw error;
+  }
+}
+
+function assemble(prompt: CompiledPrompt, variables: Readonly<Record<string, unknown>>, overrides: JsonObject, partials: PartialTexts): JsonObject {
   const view = viewOf(variables);
   const body: JsonObject = { ...prompt.base, ...overrides };
   const chat = prompt.kind === 'chat';

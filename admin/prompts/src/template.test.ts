@@ -64,6 +64,16 @@ describe('rendering', () => {
     expect((body.messages as { content: string }[])[0]?.content).toBe(`<&"'>|<&"'>|<a><b>|`);
   });
 
+  test('partials may recurse over their data; recursion without end is a 400', () => {
+    // Mustache looks a name up in the enclosing contexts too: a leaf says `children: []`, or it would take its parent's.
+    const tree = partials({ node: '{{name}}({{#children}}{{> node}}{{/children}})' });
+    const prompt = compilePrompt(chat('{{> node}}'));
+    const body = renderBody(prompt, { name: 'a', children: [{ name: 'b', children: [{ name: 'c', children: [] }] }] }, {}, tree);
+    expect((body.messages as { content: string }[])[0]?.content).toBe('a(b(c()))');
+    const loop = partials({ again: 'x{{> again}}' });
+    expect(error(() => renderBody(compilePrompt(chat('{{> again}}')), {}, {}, loop)).status).toBe(400);
+  });
+
   test('token limits: root max_completion_tokens, root max_tokens, saved max_completion_tokens, saved max_tokens, first wins', () => {
     const saved = compilePrompt(chat('hi', { model: 'm', max_tokens: 10, max_completion_tokens: 20 }));
     const limits = (overrides: Record<string, number>): unknown[] => {
