@@ -151,7 +151,8 @@ for (const dialect of E2E_DIALECTS) {
 
     test('a key for passthrough cannot call chat, completions, embeddings or moderations', async () => {
       const key = await stack.key('workspace-service', ['proxy.write']);
-      const firstClass = ATTACKS.filter((call) => call.kind !== 'proxy' && call.kind !== 'listModels');
+      // Kinds that were passthrough paths (the Responses API) keep admitting proxy.write: not among these.
+      const firstClass = ATTACKS.filter((call) => call.kind !== 'listModels' && !GATEWAY_CALL_SCOPES[call.kind].includes('proxy.write'));
       expect(await attack(key, firstClass)).toEqual({ notRefused: [], reachedProvider: [] });
     });
 
