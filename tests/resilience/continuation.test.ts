@@ -25,10 +25,10 @@ beforeAll(() => {
   C = startFaultyProvider('anthropic');
 });
 afterAll(async () => {
-  for (const s of [P, Q, C]) await s.stop();
+  for (const s of [P, Q, C]) await s?.stop();
 });
 beforeEach(() => {
-  for (const s of [P, Q, C]) s.reset();
+  for (const s of [P, Q, C]) s?.reset();
 });
 
 const KEY = 'sk-continuation';
