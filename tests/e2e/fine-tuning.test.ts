@@ -1,7 +1,10 @@
 // Files, batches and fine-tuning forwarded to a provider that keeps them itself (OpenAI: `nativeJobs`), through the
 // openai SDK and the local OpenAI server: SPEC.md's checks before anything is sent, the provider's answers unchanged,
 // every forwarded call in the request log; a target without fine-tuning is refused; the scopes of each kind.
-import { describe, expect, test } from 'bun:test';
+import { afterAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { toFile } from 'openai';
 import { E2E_DIALECTS } from '../helpers/e2e-database.ts';
 import { useStack } from '../helpers/e2e-stack.ts';
@@ -53,9 +56,12 @@ function jobsApi(req: RecordedRequest): Behavior | undefined {
   return undefined;
 }
 
+const FILES_DIR = mkdtempSync(join(tmpdir(), 'gw-ft-files-'));
+afterAll(() => rmSync(FILES_DIR, { recursive: true, force: true }));
+
 for (const dialect of E2E_DIALECTS) {
   describe(`forwarded files, batches and fine-tuning (${dialect})`, () => {
-    const stack = useStack(dialect);
+    const stack = useStack(dialect, { env: { FILES_DIR } });
 
     test('fine-tuning: create, list, retrieve, cancel, checkpoints (after, limit) and events reach the provider and come back unchanged, each logged', async () => {
       const { client, mock, db } = stack();
