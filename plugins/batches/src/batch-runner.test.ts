@@ -173,5 +173,28 @@ for (const dialect of DIALECTS) {
       expect(sentCount).toBe(41);
       await runner.close();
     });
+
+    test('BATCH_CONCURRENCY bounds the lines in flight', async () => {
+      await t.database.migrate(MIGRATIONS);
+      const id = await createBatch(t.database, 30);
+      let inFlight = 0;
+      let most = 0;
+      const calls: GatewayCalls = {
+        resolveConfig: () => ({}),
+        async call() {
+          most = Math.max(most, ++inFlight);
+          await Bun.sleep(2);
+          inFlight--;
+          return Response.json({ object: 'chat.completion', choices: [] });
+        },
+      };
+      const files = new GatewayFiles({ database: t.database, store: new LocalFileStore(dir) });
+      const runner = new BatchRunner({ database: t.database, files, box, logger: silent, calls: () => calls }, { concurrency: 3, leaseMs: 5_000, pollMs: 60_000 });
+      await runner.run(id);
+      expect(most).toBeLessThanOrEqual(3);
+      expect(most).toBeGreaterThan(1);
+      expect((await t.database.findOne(gatewayBatches, 'id', id, { fresh: true }))?.completed).toBe(30);
+      await runner.close();
+    });
   });
 }
