@@ -268,6 +268,13 @@ describe('the OpenAI-compatible server (native: forwarded as it is)', () => {
     expect(await failure(openai.responses.retrieve(res.id))).toMatchObject({ status: 404 });
   });
 
+  test('the config applies as to any call: override_params reach the native body', async () => {
+    const configured = client({ 'x-gateway-config': JSON.stringify({ provider: 'openai', custom_host: mock.url, override_params: { temperature: 0.25 } }) }, KEY);
+    const res = await configured.responses.create({ model: 'gpt-4o-mini', input: 'Configured' });
+    expect((mock.requests.at(-1)!.json as { temperature?: number }).temperature).toBe(0.25);
+    expect(res.temperature).toBe(0.25);
+  });
+
   test('previous_response_id of its own response is forwarded: the provider keeps its conversation', async () => {
     const first = await openai.responses.create({ model: 'gpt-4o-mini', input: 'First' });
     const second = await openai.responses.create({ model: 'gpt-4o-mini', previous_response_id: first.id, input: 'Second' });
