@@ -152,6 +152,7 @@ for (const dialect of E2E_DIALECTS) {
       expect((await render(slug)).messages).toBeDefined(); // published: version 1, chat
       expect(await render(`${slug}@latest`)).toEqual({ model: 'gpt-4o', temperature: 0.5, prompt: 'Say hi to C' });
       expect(await render(`${promptId}@2`)).toEqual({ model: 'gpt-4o', prompt: 'Say hi to C' });
+      expect(await render(`${slug}@3`)).toEqual(await render(`${slug}@latest`));
       expect((await call(s, 'POST', `/prompts/${promptId}@9/render`, { variables })).status).toBe(404);
       expect((await call(s, 'POST', `/prompts/${promptId}@x/render`, { variables })).status).toBe(400);
 
@@ -281,6 +282,22 @@ for (const dialect of E2E_DIALECTS) {
       expect(second.headers.get('x-gateway-cache-status')).toBe('HIT');
       expect(s.mock.requests.length).toBe(before + 1);
       expect((await run()).body.headers['x-gateway-cache-status']).toBe('MISS');
+    });
+
+    test("the pipeline applies to completions: a saved config's input guardrail judges the rendered prompt", async () => {
+      const s = stack();
+      const config = await call(s, 'POST', '/configs', {
+        name: 'Guarded prompt config',
+        config: { virtual_key: vk, input_guardrails: [{ deny: true, 'default.contains': { words: ['forbidden'], operator: 'none' } }] },
+      });
+      expect(config.status).toBe(201);
+      const prompt = await call(s, 'POST', '/prompts', { name: 'Guarded', messages: [{ role: 'user', content: 'Tell me about {{topic}}' }], model: 'gpt-4o-mini', config: String(config.body.id) });
+      const before = s.mock.requests.length;
+      const denied = await call<ErrorBody>(s, 'POST', `/prompts/${prompt.body.id}/completions`, { variables: { topic: 'forbidden things' } });
+      expect(denied.status).toBeGreaterThanOrEqual(400);
+      expect(denied.body.error.type).toBe('guardrail_denied');
+      expect(s.mock.requests.length).toBe(before);
+      expect((await call(s, 'POST', `/prompts/${prompt.body.id}/completions`, { variables: { topic: 'cats' } })).status).toBe(200);
     });
 
     test("a prompt of another workspace is refused: 403 by id, unknown by slug; its partials are not this workspace's", async () => {
