@@ -6,8 +6,9 @@
  *
  * The prompt may be named at the config's root or on its targets (`"support-bot"`, `"support-bot@3"`,
  * `"<id>@latest"`), and is looked up as a client's reference is (an id, or a slug in the caller's workspace; another
- * workspace's 403). One prompt per config: targets that name different prompts are refused (400), because the body
- * is made once per request, before routing.
+ * workspace's 403). One prompt per config: targets that name different prompts are refused (400). The body is made
+ * once per request, before routing, because input hooks and guardrails judge one body per request before routing
+ * (ARCHITECTURE.md): a per-target body would reach a provider unjudged.
  */
 import { Errors, type GatewayConfig, type GatewayRequest, type JsonObject, type RequestStage } from '@gateway/sdk';
 import { renderBody } from './render.ts';
