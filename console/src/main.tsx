@@ -1,0 +1,92 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError, can, type Self, setKey } from './api.ts';
+import { BASE, currentPath, navigate } from './nav.ts';
+import { Analytics } from './pages/Analytics.tsx';
+import { ApiKeys } from './pages/ApiKeys.tsx';
+import { Logs } from './pages/Logs.tsx';
+import { Playground } from './pages/Playground.tsx';
+import { SignIn } from './pages/SignIn.tsx';
+import './style.css';
+
+/** The pages, in menu order, each with the scope it needs: without it the page is neither shown nor fetched. */
+const PAGES = [
+  { path: 'logs', title: 'Logs', scope: 'logs.read', Page: Logs },
+  { path: 'playground', title: 'Playground', scope: 'completions.write', Page: Playground },
+  { path: 'api-keys', title: 'API keys', scope: 'api_keys.read', Page: ApiKeys },
+  { path: 'analytics', title: 'Analytics', scope: 'analytics.read', Page: Analytics },
+] as const;
+
+function App() {
+  const [self, setSelf] = useState<Self | null>(null);
+  const signIn = async (key: string): Promise<string | null> => {
+    setKey(key);
+    try {
+      // What the key is and may do (GET /v1/api-keys/self): the menu and every fetch follow its scopes.
+      setSelf(await api<Self>('GET', '/api-keys/self'));
+      return null;
+    } catch (error) {
+      setKey(null);
+      return error instanceof ApiError ? error.message : String(error);
+    }
+  };
+  if (!self) return <SignIn onSignIn={signIn} />;
+  return (
+    <Shell
+      self={self}
+      onSignOut={() => {
+        setKey(null);
+        setSelf(null);
+      }}
+    />
+  );
+}
+
+function Shell({ self, onSignOut }: { self: Self; onSignOut: () => void }) {
+  const [path, setPath] = useState(currentPath());
+  useEffect(() => {
+    const onPop = () => setPath(currentPath());
+    addEventListener('popstate', onPop);
+    return () => removeEventListener('popstate', onPop);
+  }, []);
+  const pages = PAGES.filter((p) => can(self, p.scope));
+  const [first, ...rest] = path.split('/');
+  const page = pages.find((p) => p.path === first) ?? pages[0];
+  useEffect(() => {
+    document.title = page ? `${page.title} · Gateway console` : 'Gateway console';
+  }, [page]);
+  return (
+    <div class="shell">
+      <header class="top">
+        <span class="brand">Gateway console</span>
+        <nav aria-label="Pages">
+          {pages.map((p) => (
+            <a
+              key={p.path}
+              href={BASE + p.path}
+              aria-current={p === page ? 'page' : undefined}
+              onClick={(e) => {
+                e.preventDefault();
+                navigate(p.path);
+              }}
+            >
+              {p.title}
+            </a>
+          ))}
+        </nav>
+        <span class="who" title={self.scopes.join(', ')}>
+          {self.name} · {self.type}
+          {self.workspace_role ? ` · ${self.workspace_role}` : ''}
+        </span>
+        <button type="button" onClick={onSignOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="main">
+        {page ? <page.Page self={self} sub={page.path === first ? rest.join('/') : ''} /> : <p>This key may not see any page of the console.</p>}
+      </main>
+    </div>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

@@ -1,0 +1,32 @@
+import { useState } from 'preact/hooks';
+
+export function SignIn({ onSignIn }: { onSignIn: (key: string) => Promise<string | null> }) {
+  const [key, setKey] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <main class="signin">
+      <h1>Gateway console</h1>
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setBusy(true);
+          setError(await onSignIn(key.trim()));
+          setBusy(false);
+        }}
+      >
+        <label for="api-key">API key</label>
+        <input id="api-key" type="password" autocomplete="off" required value={key} onInput={(e) => setKey(e.currentTarget.value)} />
+        <p class="hint">Kept in this tab's memory only: reloading the page signs you out.</p>
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
+        <button type="submit" disabled={busy || !key.trim()}>
+          Sign in
+        </button>
+      </form>
+    </main>
+  );
+}
