@@ -47,12 +47,12 @@ describe.each(E2E_DIALECTS.map((d) => [d] as const))('stored responses [%s]', (d
     db = await createE2EDatabase(dialect);
     mock = await startOpenAIMock({ apiKey: KEY });
     await start();
-  });
+  }, 60_000);
   afterAll(async () => {
     await gateway?.close();
     await mock?.stop();
     await db?.drop();
-  });
+  }, 60_000);
 
   test('a translated Response is a row in the caller workspace, for the retention set, and survives a restart', async () => {
     const before = Date.now();
@@ -67,13 +67,18 @@ describe.each(E2E_DIALECTS.map((d) => [d] as const))('stored responses [%s]', (d
     expect(Number(row?.created_at)).toBeGreaterThanOrEqual(before);
 
     await gateway.close();
+    // Closing flushed the request log: the call is there as a responses call, with the chat answer's usage.
+    const logged = await db.query(`SELECT endpoint, provider, status, prompt_tokens, completion_tokens FROM request_logs WHERE endpoint = 'responses'`);
+    expect(logged.map((r) => ({ endpoint: r.endpoint, provider: r.provider, status: Number(r.status), prompt_tokens: Number(r.prompt_tokens), completion_tokens: Number(r.completion_tokens) }))).toEqual([
+      { endpoint: 'responses', provider: 'deepseek', status: 200, prompt_tokens: res.usage!.input_tokens, completion_tokens: res.usage!.output_tokens },
+    ]);
     await start();
     const again = await sdk('deepseek').responses.retrieve(res.id);
     expect(again.output_text).toBe('You said: Keep me');
     const next = await sdk('deepseek').responses.create({ model: 'gpt-4o-mini', previous_response_id: res.id, input: 'And now?' });
     expect(chatMessages().map((m) => `${m.role}:${m.content}`)).toEqual(['user:Keep me', 'assistant:You said: Keep me', 'user:And now?']);
     expect(next.previous_response_id).toBe(res.id);
-  });
+  }, 60_000);
 
   test('native and streamed: the provider Response is kept as it sent it', async () => {
     const stream = sdk('openai').responses.stream({ model: 'gpt-4o-mini', input: 'Native stream' });

@@ -29,7 +29,7 @@ const WEATHER = {
 let gateway: Gateway;
 beforeAll(async () => {
   gateway = await startInProcessGateway();
-});
+}, 30_000);
 afterAll(async () => {
   await gateway?.close();
 });
