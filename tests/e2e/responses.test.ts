@@ -1,7 +1,7 @@
 /**
  * Issue #19, item 1: the Responses API for every provider, through the openai SDK (`responses.create`, `.stream`,
- * `.retrieve`, `.inputItems.list`, `.delete`). Anthropic, Bedrock and Gemini are translated to and from their chat
- * APIs by the gateway (the local servers answer by tests/conformance/protocol.ts: `System: …`, `Turns: n`, a weather
+ * `.retrieve`, `.inputItems.list`, `.delete`). Anthropic, Bedrock, Gemini, Vertex (Gemini and Anthropic publisher),
+ * Mistral and Cohere are translated to and from their chat APIs by the gateway (the local servers answer by tests/conformance/protocol.ts: `System: …`, `Turns: n`, a weather
  * tool call, `Tool said: …`); the OpenAI-compatible server speaks Responses itself and the call is forwarded. Every
  * Response is kept by the gateway, so retrieve and previous_response_id work for all of them.
  */
@@ -12,7 +12,10 @@ import type { ResponseFunctionToolCall } from 'openai/resources/responses/respon
 import anthropicFixture from '../conformance/providers/anthropic.ts';
 import { THINKING_TEXT } from '../providers/anthropic/server.ts';
 import bedrockFixtures from '../conformance/providers/bedrock.ts';
+import cohereFixture from '../conformance/providers/cohere.ts';
 import googleFixture from '../conformance/providers/google.ts';
+import mistralFixture from '../conformance/providers/mistral-ai.ts';
+import vertexFixtures from '../conformance/providers/vertex-ai.ts';
 import type { ProviderFixture, StartedServer } from '../conformance/fixture.ts';
 import { expectedText, wordCount } from '../conformance/protocol.ts';
 import { startInProcessGateway, TEST_ADMIN_KEY } from '../helpers/in-process.ts';
@@ -64,7 +67,7 @@ function configOf(server: StartedServer): Record<string, unknown> {
   return { provider: server.headers['x-gateway-provider'], custom_host: server.headers['x-gateway-custom-host'] };
 }
 
-const TRANSLATED: ProviderFixture[] = [anthropicFixture, (bedrockFixtures as ProviderFixture[])[0]!, googleFixture];
+const TRANSLATED: ProviderFixture[] = [anthropicFixture, (bedrockFixtures as ProviderFixture[])[0]!, googleFixture, ...(vertexFixtures as ProviderFixture[]), mistralFixture, cohereFixture];
 
 describe.each(TRANSLATED.map((f) => [f.name, f] as const))('%s (translated)', (_, fixture) => {
   let server: StartedServer;
