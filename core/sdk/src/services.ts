@@ -197,6 +197,12 @@ export const Services = {
    * id…) rather than answering undefined; `peek` answers a recently verified token without a promise.
    */
   jwtVerifier: defineService<KeyVerifier>('jwtVerifier'),
+  /**
+   * Sessions of users signed in with SSO (admin/sso; docs/admin/sso.md): the administration API gives a `gws_`
+   * secret (the `gw_session` cookie, when no key header is sent) to it. `verify` rejects with a descriptive 401
+   * (ended, older than the organisation's max_session_ttl…).
+   */
+  sessionVerifier: defineService<KeyVerifier>('sessionVerifier'),
   adminAuthorizer: defineService<AdminAuthorizer>('adminAuthorizer'),
   auditLog: defineService<AuditSink>('auditLog'),
   circuitBreaker: defineService<TargetAvailability>('circuitBreaker'),

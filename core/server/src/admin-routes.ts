@@ -20,6 +20,7 @@ import {
 } from '@gateway/sdk';
 import { readBody } from './body.ts';
 import type { Settings } from './env.ts';
+import { sessionSecret } from './admin-auth.ts';
 import { type Authenticator, authenticate, gatewaySecret } from './gateway-handler.ts';
 
 export interface AdminDeps {
@@ -108,7 +109,11 @@ export function adminHandler(route: AdminRoute, deps: AdminDeps): (request: Requ
   if (route.public) return publicHandler(route, deps);
   return async (request: Request, params: Record<string, string>): Promise<Response> => {
     if (!deps.settings.features.apiAccess) throw Errors.featureDisabled('The administration API (API_ACCESS_ENABLED)');
-    const caller = await authenticate(gatewaySecret(request.headers.get('x-gateway-api-key'), request.headers.get('authorization'), request.headers.get('x-api-key')), deps.authenticator);
+    // A key header wins; without one, an SSO session's cookie (admin-auth.ts).
+    const secret =
+      gatewaySecret(request.headers.get('x-gateway-api-key'), request.headers.get('authorization'), request.headers.get('x-api-key')) ??
+      sessionSecret(request.headers.get('cookie'));
+    const caller = await authenticate(secret, deps.authenticator);
     if (route.feature && !deps.settings.features[route.feature]) throw Errors.featureDisabled(route.feature);
     if (route.keyTypes && !route.keyTypes.includes(caller.keyType))
       throw Errors.forbidden(`This route is not open to ${caller.keyType} keys`);

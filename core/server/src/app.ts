@@ -18,6 +18,7 @@ import {
   Services,
   type StateStore,
 } from '@gateway/sdk';
+import { adminAuthenticator } from './admin-auth.ts';
 import { type AdminDeps, adminHandler } from './admin-routes.ts';
 import { dataPlaneAuthenticator } from './data-plane-auth.ts';
 import { createStateStore } from '@gateway/state';
@@ -208,7 +209,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     .get('/metrics', ({ request }) => serveMetrics(request));
 
   const adminDeps: AdminDeps = {
-    authenticator,
+    // API keys, and SSO sessions when admin/sso is loaded (admin-auth.ts).
+    authenticator: adminAuthenticator(authenticator, registry.optional(Services.sessionVerifier)),
     authorizer: registry.optional(Services.adminAuthorizer),
     audit: registry.optional(Services.auditLog),
     settings,

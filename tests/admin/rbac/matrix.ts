@@ -58,6 +58,10 @@ const TABLE: Record<string, string> = {
   'DELETE /workspaces/:workspaceId/users/:userId [target admin]':     ADMIN_OF_A,
   // ---- SCIM: a group mapped to a workspace (docs/admin/scim.md); the /scim/v2 routes are public (PUBLIC_ROUTES) ----
   'POST /scim/workspaces':                                            ORG_ADMINS,
+  // ---- SSO (docs/admin/sso.md); /sso/login, /sso/callback and /sso/logout are public (PUBLIC_ROUTES) ----
+  'GET /sso/oidc':                                                     ORG_ADMINS,
+  'PUT /sso/oidc':                                                     ORG_ADMINS,
+  'DELETE /sso/sessions/:sessionId':                                   ORG_ADMINS,
   // ---- identity: invitations ----
   'POST /users/invites':                                              ORG_ADMINS,
   'POST /users/invites [role owner]':                                 OWNERS, // only an owner invites an owner
@@ -379,6 +383,9 @@ const SCIM_TOKEN = 'SCIM 2.0: the SCIM bearer token is the credential (docs/admi
  */
 export const PUBLIC_ROUTES: Readonly<Record<string, string>> = {
   'POST /users/invites/accept': 'accepting an invitation: the token is the credential (docs/admin/identity.md)',
+  'GET /sso/login': 'SSO: starts a sign-in for an e-mail address; the identity provider authenticates (docs/admin/sso.md)',
+  'GET /sso/callback': 'SSO: the identity provider\'s redirect; state, PKCE and the ID token are the credentials',
+  'POST /sso/logout': 'SSO: ends the session of the cookie it carries',
   'GET /scim/v2/ServiceProviderConfig': SCIM_TOKEN,
   'GET /scim/v2/ResourceTypes': SCIM_TOKEN,
   'GET /scim/v2/Schemas': SCIM_TOKEN,
