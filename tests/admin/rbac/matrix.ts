@@ -210,6 +210,29 @@ const TABLE: Record<string, string> = {
   'DELETE /guardrails/:guardrailId':                                  MANAGER_OF_A,
   'DELETE /guardrails/:guardrailId [organisation-wide]':              ORG_ADMINS,
 
+  // ---- MCP integrations and servers (docs/admin/mcp.md): of A, or organisation-wide; managers write while
+  // managersWriteWsMcpIntegrations / managersWriteMcpServers are on (their default) ----
+  'GET /mcp-integrations':                                            ANY_KEY, // lists what the key sees
+  'POST /mcp-integrations':                                           MANAGER_OF_A,
+  'POST /mcp-integrations [organisation-wide]':                       ORG_ADMINS,
+  'GET /mcp-integrations/:mcpIntegrationId':                          ROLE_IN_A,
+  'GET /mcp-integrations/:mcpIntegrationId [organisation-wide]':      ANY_KEY,
+  'PUT /mcp-integrations/:mcpIntegrationId':                          MANAGER_OF_A,
+  'PUT /mcp-integrations/:mcpIntegrationId [organisation-wide]':      ORG_ADMINS,
+  'DELETE /mcp-integrations/:mcpIntegrationId':                       MANAGER_OF_A,
+  'DELETE /mcp-integrations/:mcpIntegrationId [organisation-wide]':   ORG_ADMINS,
+  'GET /mcp-servers':                                                 ANY_KEY, // lists what the key sees
+  'POST /mcp-servers':                                                MANAGER_OF_A,
+  'GET /mcp-servers/:mcpServerId':                                    ROLE_IN_A,
+  'GET /mcp-servers/:mcpServerId/metadata':                           ROLE_IN_A,
+  'POST /mcp-servers/:mcpServerId/sync':                              MANAGER_OF_A,
+  'PUT /mcp-servers/:mcpServerId':                                    MANAGER_OF_A,
+  'DELETE /mcp-servers/:mcpServerId':                                 MANAGER_OF_A,
+  // The proxy acts in the caller's workspace: the server is A's.
+  'POST /mcp/:slug':                                                  'ok   ok   404  403  ok   404  ok   ok   ok   404',
+  'GET /mcp/:slug':                                                   'ok   ok   404  403  ok   404  ok   ok   ok   404',
+  'DELETE /mcp/:slug':                                                '404  404  404  403  404  404  404  404  404  404',
+
   // ---- rate-limit policies (docs/admin/policies.md): organisation owners and admins ----
   'POST /policies/rate-limits':                                       ORG_ADMINS,
   'GET /policies/rate-limits':                                        ORG_ADMINS,
@@ -323,6 +346,19 @@ const NOTES: Record<string, string> = {
   'GET /guardrails/:guardrailId': 'a guardrail of a workspace where the caller has no role is as if absent',
   'PUT /guardrails/:guardrailId': 'a guardrail of a workspace where the caller has no role is as if absent',
   'DELETE /guardrails/:guardrailId': 'a guardrail of a workspace where the caller has no role is as if absent',
+  'POST /mcp-integrations': 'A is invisible without a role in A',
+  'GET /mcp-integrations/:mcpIntegrationId': 'an MCP integration of a workspace where the caller has no role is as if absent',
+  'PUT /mcp-integrations/:mcpIntegrationId': 'an MCP integration of a workspace where the caller has no role is as if absent',
+  'DELETE /mcp-integrations/:mcpIntegrationId': 'an MCP integration of a workspace where the caller has no role is as if absent',
+  'POST /mcp-servers': 'A is invisible without a role in A',
+  'GET /mcp-servers/:mcpServerId': 'an MCP server of a workspace where the caller has no role is as if absent',
+  'GET /mcp-servers/:mcpServerId/metadata': 'an MCP server of a workspace where the caller has no role is as if absent',
+  'POST /mcp-servers/:mcpServerId/sync': 'an MCP server of a workspace where the caller has no role is as if absent',
+  'PUT /mcp-servers/:mcpServerId': 'an MCP server of a workspace where the caller has no role is as if absent',
+  'DELETE /mcp-servers/:mcpServerId': 'an MCP server of a workspace where the caller has no role is as if absent',
+  'POST /mcp/:slug': 'the slug names a server of the caller\'s workspace: B\'s keys and the organisation key (default workspace) have none',
+  'GET /mcp/:slug': 'the slug names a server of the caller\'s workspace: B\'s keys and the organisation key (default workspace) have none',
+  'DELETE /mcp/:slug': 'DELETE ends the session its Mcp-Session-Id names; the matrix sends none (tests/mcp ends real sessions)',
   'POST /providers': 'A is invisible without a role in A',
   'GET /providers': 'A is invisible without a role in A',
   'GET /providers/:id': 'a provider of a workspace where the caller has no role is as if absent',

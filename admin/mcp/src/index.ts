@@ -1,0 +1,70 @@
+/**
+ * The MCP gateway (docs/admin/mcp.md): MCP integrations (upstream URL, transport, credentials) and MCP servers
+ * exposed to workspaces, their metadata synced from the upstream, and the /v1/mcp/:slug proxy.
+ */
+import { AdminServices, lazySecretBox, rebindSealed, type SecretResolver, type SecuritySettingsService } from '@gateway/admin-kit';
+import { RequestLogServices } from '@gateway/plugin-request-log';
+import { definePlugin, Services } from '@gateway/sdk';
+import type { McpContext } from './context.ts';
+import { INVOKE_SCOPE, proxyRoutes } from './proxy.ts';
+import { integrationRoutes } from './routes/integrations.ts';
+import { serverRoutes } from './routes/servers.ts';
+import { McpSessions } from './sessions.ts';
+import { McpSync, syncSettingsFromEnv } from './sync.ts';
+import { mcpIntegrations, mcpMigrations } from './tables.ts';
+import { type LogSink, ToolCallLog } from './tool-log.ts';
+
+export { mcpIntegrations, mcpMigrations, mcpServers } from './tables.ts';
+export { readMetadata, type McpMetadata } from './metadata.ts';
+export { McpSync, syncSettingsFromEnv } from './sync.ts';
+export { INVOKE_SCOPE, toolAllowed } from './proxy.ts';
+
+export const SCOPES = [
+  'mcp_integrations.read',
+  'mcp_integrations.write',
+  'mcp_integrations.delete',
+  'mcp_servers.read',
+  'mcp_servers.write',
+  'mcp_servers.delete',
+  INVOKE_SCOPE,
+] as const;
+
+/** Default lifetime of an idle client session. */
+const SESSION_TTL_MS = 3_600_000;
+
+export default definePlugin({
+  async setup(api) {
+    const database = api.service(Services.database);
+    await database.migrate(mcpMigrations);
+    const box = lazySecretBox(api.env);
+    await rebindSealed(database, { table: mcpIntegrations, fields: ['auth_secret'] }, box, api.logger);
+    const ttl = Number(api.env.MCP_SESSION_TTL_MS ?? SESSION_TTL_MS);
+    if (!Number.isInteger(ttl) || ttl <= 0) throw new Error('MCP_SESSION_TTL_MS must be a positive integer (milliseconds)');
+    let secrets: SecretResolver | undefined;
+    let security: SecuritySettingsService | undefined;
+    let sink: LogSink | undefined;
+    const guard = api.service(Services.hostGuard);
+    const deps = { box, secrets: () => secrets };
+    const sync = new McpSync({ ...deps, database, guard, state: api.state, logger: api.logger, settings: syncSettingsFromEnv(api.env) });
+    const ctx: McpContext = {
+      database,
+      box,
+      guard,
+      state: api.state,
+      logger: api.logger,
+      sync,
+      secrets: () => secrets,
+      security: () => security,
+      toolLog: new ToolCallLog(() => sink),
+    };
+    api.onReady(() => {
+      secrets = api.optional(AdminServices.secretReferences);
+      security = api.optional(AdminServices.securitySettings);
+      sink = api.optional(RequestLogServices.queue);
+      api.optional(Services.apiKeyScopes)?.add(SCOPES);
+      sync.start();
+    });
+    api.onClose(() => sync.stop());
+    for (const route of [...integrationRoutes(ctx), ...serverRoutes(ctx), ...proxyRoutes(ctx, new McpSessions(api.state, ttl))]) api.route(route);
+  },
+});

@@ -1,0 +1,258 @@
+/**
+ * /v1/mcp/:slug — the MCP proxy (docs/admin/mcp.md, "Proxy"). It speaks MCP streamable HTTP to the client,
+ * authenticated by gateway API key (scope `mcp_servers.invoke`), and forwards to the server of the caller's workspace
+ * with that slug: POST (requests, notifications, responses), GET (the server's own event stream) and DELETE (end
+ * of session). The gateway adds the upstream credentials, maps its own session ids to the upstream's, filters
+ * tools/list by the server's allow and deny lists, refuses a call of a tool they exclude, and logs every tool call.
+ */
+import { type AdminRequest, type AdminRoute, and, type Caller, eq, Errors, GatewayError } from '@gateway/sdk';
+import { requireReader } from './access.ts';
+import type { McpContext } from './context.ts';
+import type { ServerRow } from './present.ts';
+import type { McpSessions } from './sessions.ts';
+import { passEvents } from './sse.ts';
+import { mcpIntegrations, mcpServers } from './tables.ts';
+import type { ToolCallOutcome } from './tool-log.ts';
+import { type Upstream, upstreamOf } from './upstream.ts';
+
+export const INVOKE_SCOPE = 'mcp_servers.invoke';
+
+const SESSION = 'mcp-session-id';
+/** Headers of the client's request passed on to the upstream (credentials are the gateway's, never the client's). */
+const FORWARDED = ['accept', 'mcp-protocol-version', 'last-event-id'] as const;
+
+type Message = Record<string, unknown>;
+const isObject = (v: unknown): v is Message => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Whether the server's lists let `tool` be listed and called. */
+export function toolAllowed(server: Pick<ServerRow, 'allowed_tools' | 'denied_tools'>, tool: string): boolean {
+  if (server.denied_tools?.includes(tool)) return false;
+  return server.allowed_tools === null || server.allowed_tools.includes(tool);
+}
+
+interface PendingCall {
+  tool: string;
+  argumentsBytes: number;
+  request: string;
+}
+
+/** One exchange's bookkeeping: the tool calls and tools/list requests it carries, answered by id. */
+class Exchange {
+  readonly calls = new Map<string, PendingCall>();
+  readonly lists = new Set<string>();
+  private readonly started = performance.now();
+  private readonly traceId = crypto.randomUUID();
+
+  constructor(
+    private readonly ctx: McpContext,
+    private readonly server: ServerRow,
+    private readonly caller: Caller,
+  ) {}
+
+  log(call: PendingCall, outcome: ToolCallOutcome, status: number, response: string | null, error: string | null): void {
+    this.ctx.toolLog.record({
+      caller: this.caller,
+      serverId: this.server.id,
+      serverSlug: this.server.slug,
+      tool: call.tool,
+      argumentsBytes: call.argumentsBytes,
+      request: call.request,
+      response,
+      outcome,
+      status,
+      error,
+      latencyMs: performance.now() - this.started,
+      traceId: this.traceId,
+    });
+  }
+
+  /** A message from the upstream: a filtered tools/list result in its place, or undefined to send it unchanged. */
+  readonly onMessage = (message: unknown): unknown => {
+    if (Array.isArray(message)) {
+      const out = message.map((m) => this.onMessage(m) ?? m);
+      return out.some((m, i) => m !== message[i]) ? out : undefined;
+    }
+    if (!isObject(message) || !('id' in message) || !('result' in message || 'error' in message)) return undefined;
+    const id = JSON.stringify(message.id);
+    const call = this.calls.get(id);
+    if (call) {
+      this.calls.delete(id);
+      const text = JSON.stringify(message.result ?? message.error);
+      if (isObject(message.error)) this.log(call, 'rpc_error', 200, text, String(message.error.message ?? 'error'));
+      else if (isObject(message.result) && message.result.isError === true) this.log(call, 'tool_error', 200, text, 'the tool reported an error');
+      else this.log(call, 'ok', 200, text, null);
+      return undefined;
+    }
+    if (this.lists.delete(id) && isObject(message.result) && Array.isArray(message.result.tools)) {
+      const tools = message.result.tools.filter((t) => isObject(t) && typeof t.name === 'string' && toolAllowed(this.server, t.name));
+      return { ...message, result: { ...message.result, tools } };
+    }
+    return undefined;
+  };
+
+  /** Calls never answered (the upstream failed, the stream ended early, the client left). */
+  failRemaining(status: number, why: string): void {
+    for (const call of this.calls.values()) this.log(call, 'failed', status, null, why);
+    this.calls.clear();
+  }
+}
+
+export function proxyRoutes(ctx: McpContext, sessions: McpSessions): AdminRoute[] {
+  const { database } = ctx;
+
+  async function target(req: AdminRequest): Promise<{ server: ServerRow; upstream: Upstream }> {
+    const slug = req.params.slug ?? '';
+    const workspaceId = req.caller.workspaceId;
+    const [server] = await database.select(mcpServers, { where: (c) => and(eq(c.workspace_id, workspaceId), eq(c.slug, slug)), limit: 1 });
+    if (!server) throw Errors.notFound(`No MCP server ${JSON.stringify(slug)} in this workspace`);
+    await requireReader(req.principal, server.workspace_id, 'No such MCP server');
+    const [integration] = await database.select(mcpIntegrations, { where: (c) => eq(c.id, server.mcp_integration_id), limit: 1 });
+    if (!integration) throw Errors.notFound('The MCP server has no integration');
+    if (integration.transport !== 'streamable-http')
+      throw Errors.badRequest('This MCP server is reached over the SSE transport, which the proxy does not speak yet; its metadata is synced', 'slug');
+    return { server, upstream: await upstreamOf(integration, workspaceId, ctx) };
+  }
+
+  /** The client's session, or a 404 (as MCP says: the client then starts a new one). */
+  async function sessionOf(req: AdminRequest, server: ServerRow) {
+    const id = req.headers.get(SESSION);
+    if (!id) return undefined;
+    const session = await sessions.find(id, server.id, req.caller.apiKeyId);
+    if (!session) throw Errors.notFound('No such MCP session: start a new one with initialize');
+    return { id, ...session };
+  }
+
+  async function send(upstream: Upstream, slug: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }): Promise<Response> {
+    try {
+      return await ctx.guard.fetch(upstream.url, { ...init, headers: { ...init.headers, ...upstream.headers } });
+    } catch (error) {
+      if (error instanceof GatewayError) throw error;
+      throw Errors.upstreamUnreachable(`mcp ${slug}`, error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  function headersFor(req: AdminRequest, upstreamSession: string | null | undefined): Record<string, string> {
+    const headers: Record<string, string> = {};
+    for (const name of FORWARDED) {
+      const value = req.headers.get(name);
+      if (value) headers[name] = value;
+    }
+    if (upstreamSession) headers[SESSION] = upstreamSession;
+    return headers;
+  }
+
+  /** The upstream's answer as the client gets it: the gateway's session id, events and JSON passed through the exchange. */
+  async function answer(upstreamResponse: Response, exchange: Exchange | undefined, sessionId: string | undefined): Promise<Response> {
+    const headers = new Headers();
+    const type = upstreamResponse.headers.get('content-type') ?? '';
+    if (type) headers.set('content-type', type);
+    if (sessionId) headers.set(SESSION, sessionId);
+    if (type.startsWith('text/event-stream') && upstreamResponse.body) {
+      headers.set('cache-control', 'no-cache');
+      const body = passEvents(upstreamResponse.body, exchange?.onMessage ?? (() => undefined), (error) =>
+        exchange?.failRemaining(502, error ? `the stream ended: ${error instanceof Error ? error.message : String(error)}` : 'the stream ended without a result'),
+      );
+      return new Response(body, { status: upstreamResponse.status, headers });
+    }
+    const text = await upstreamResponse.text();
+    if (type.startsWith('application/json') && exchange && text) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      const replaced = parsed === undefined ? undefined : exchange.onMessage(parsed);
+      exchange.failRemaining(upstreamResponse.ok ? 502 : upstreamResponse.status, `the upstream answered ${upstreamResponse.status} without a result`);
+      return new Response(replaced === undefined ? text : JSON.stringify(replaced), { status: upstreamResponse.status, headers });
+    }
+    exchange?.failRemaining(upstreamResponse.ok ? 502 : upstreamResponse.status, `the upstream answered ${upstreamResponse.status} without a result`);
+    return new Response(text || null, { status: upstreamResponse.status, headers });
+  }
+
+  const post: AdminRoute = {
+    method: 'POST',
+    path: '/mcp/:slug',
+    scope: INVOKE_SCOPE,
+    audit: false,
+    async handle(req) {
+      const { server, upstream } = await target(req);
+      const body = req.body;
+      const messages = Array.isArray(body) ? body : [body];
+      if (messages.length === 0 || !messages.every((m) => isObject(m) && m.jsonrpc === '2.0'))
+        throw Errors.badRequest('The body must be a JSON-RPC 2.0 message (or a batch of them)', 'body');
+      const initializing = messages.some((m) => isObject(m) && m.method === 'initialize');
+      const session = initializing ? undefined : await sessionOf(req, server);
+      const exchange = new Exchange(ctx, server, req.caller);
+      const denied: Message[] = [];
+      for (const m of messages as Message[]) {
+        if (!('id' in m) || typeof m.method !== 'string') continue;
+        const id = JSON.stringify(m.id);
+        if (m.method === 'tools/list') exchange.lists.add(id);
+        if (m.method !== 'tools/call') continue;
+        const params = isObject(m.params) ? m.params : {};
+        const tool = typeof params.name === 'string' ? params.name : '';
+        const call = { tool, argumentsBytes: JSON.stringify(params.arguments ?? {}).length, request: JSON.stringify(m) };
+        if (toolAllowed(server, tool)) exchange.calls.set(id, call);
+        else {
+          exchange.log(call, 'denied', 403, null, `the tool ${tool} is not allowed on this server`);
+          denied.push({ jsonrpc: '2.0', id: m.id, error: { code: -32602, message: `Tool ${tool} is not allowed on this MCP server` } });
+        }
+      }
+      if (denied.length > 0) {
+        if (messages.length > 1) throw Errors.forbidden('A batch that calls a tool this MCP server does not allow is refused whole');
+        return Response.json(denied[0], { headers: session ? { [SESSION]: session.id } : {} });
+      }
+      const upstreamResponse = await send(upstream, server.slug, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headersFor(req, session?.upstream) },
+        body: JSON.stringify(body),
+        signal: req.signal,
+      }).catch((error: unknown) => {
+        exchange.failRemaining(502, error instanceof Error ? error.message : String(error));
+        throw error;
+      });
+      let sessionId = session?.id;
+      if (initializing && upstreamResponse.ok)
+        sessionId = await sessions.open({ serverId: server.id, apiKeyId: req.caller.apiKeyId, upstream: upstreamResponse.headers.get(SESSION) });
+      if (session && upstreamResponse.status === 404) await sessions.close(session.id);
+      return answer(upstreamResponse, exchange, sessionId);
+    },
+  };
+
+  const get: AdminRoute = {
+    method: 'GET',
+    path: '/mcp/:slug',
+    scope: INVOKE_SCOPE,
+    audit: false,
+    async handle(req) {
+      const { server, upstream } = await target(req);
+      const session = await sessionOf(req, server);
+      const upstreamResponse = await send(upstream, server.slug, {
+        method: 'GET',
+        headers: { accept: 'text/event-stream', ...headersFor(req, session?.upstream) },
+        signal: req.signal,
+      });
+      return answer(upstreamResponse, new Exchange(ctx, server, req.caller), session?.id);
+    },
+  };
+
+  const remove: AdminRoute = {
+    method: 'DELETE',
+    path: '/mcp/:slug',
+    scope: INVOKE_SCOPE,
+    audit: false,
+    async handle(req) {
+      const { server, upstream } = await target(req);
+      const session = await sessionOf(req, server);
+      // DELETE ends the session it names: without one there is none to end.
+      if (!session) throw Errors.notFound('No such MCP session: DELETE needs the Mcp-Session-Id of the session to end');
+      await sessions.close(session.id);
+      const upstreamResponse = await send(upstream, server.slug, { method: 'DELETE', headers: headersFor(req, session.upstream), signal: req.signal });
+      await upstreamResponse.body?.cancel().catch(() => undefined);
+      return new Response(null, { status: upstreamResponse.ok || upstreamResponse.status === 405 ? 204 : upstreamResponse.status });
+    },
+  };
+
+  return [post, get, remove];
+}
