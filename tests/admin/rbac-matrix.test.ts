@@ -5,7 +5,7 @@
 // The data plane (issue 13): one call of every kind of gateway route, by the same principals and by keys holding
 // one scope each, as tests/admin/rbac/data-plane.ts says; a kind of route without a row fails its first test.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { GATEWAY_CALL_SCOPES } from '@gateway/sdk';
+import { type EndpointKind, GATEWAY_CALL_SCOPES } from '@gateway/sdk';
 import { E2E_DIALECTS } from '../helpers/e2e-database.ts';
 import { createDataPlane, DATA_PLANE_CALLERS, DATA_PLANE_CALLS, DATA_PLANE_MATRIX, type DataPlane } from './rbac/data-plane.ts';
 import { fillPath } from './rbac/fixture.ts';
@@ -14,11 +14,16 @@ import { MATRIX, type MatrixRow, type Outcome, PUBLIC_ROUTES } from './rbac/matr
 import { COLUMNS, PRINCIPALS } from './rbac/principals.ts';
 import { type Answer, createWorld, type World } from './rbac/world.ts';
 
-function matches(expected: Outcome, answer: Answer): boolean {
+/** The kinds of route that answer errors in Anthropic's shape (docs/anthropic-messages.md, "Errors"). */
+const ANTHROPIC_SHAPED: ReadonlySet<EndpointKind> = new Set<EndpointKind>(['messages', 'countTokens']);
+
+function matches(expected: Outcome, answer: Answer, kind?: EndpointKind): boolean {
   if (expected === 'ok') return answer.status >= 200 && answer.status < 300;
   if (answer.status !== expected) return false;
-  // A refusal in the INTERFACE.md error shape.
   const error = answer.body?.error as Record<string, unknown> | undefined;
+  // A refusal in Anthropic's shape on its routes, {type: 'error', error: {type: 'permission_error', message}}.
+  if (kind && ANTHROPIC_SHAPED.has(kind)) return answer.body?.type === 'error' && error?.type === 'permission_error' && typeof error.message === 'string';
+  // Elsewhere in the INTERFACE.md error shape.
   return typeof error?.message === 'string' && typeof error.code === 'string' && typeof error.type === 'string';
 }
 
@@ -108,16 +113,16 @@ for (const dialect of E2E_DIALECTS) {
 
       for (const { call, expect: expected } of DATA_PLANE_MATRIX)
         test(`${call.key} (gateway call)`, async () => {
-          plane.mock.reset();
+          plane.reset();
           const answers = await Promise.all(DATA_PLANE_CALLERS.map((who) => plane.send(call, who)));
           const wrong = DATA_PLANE_CALLERS.flatMap((who, i) => {
             const answer = answers[i] as Answer;
-            return matches(expected[who], answer) ? [] : [`${who}: expected ${expected[who]}, got ${describeAnswer(answer)}`];
+            return matches(expected[who], answer, call.kind) ? [] : [`${who}: expected ${expected[who]}, got ${describeAnswer(answer)}`];
           });
           expect(wrong).toEqual([]);
           // A refused call reaches nothing: the provider server saw the allowed calls only, each with the stored key.
           const allowed = DATA_PLANE_CALLERS.filter((who) => expected[who] === 'ok').length;
-          expect(plane.mock.requests.length).toBe(allowed);
+          expect(plane.received(call).length).toBe(allowed);
         });
     });
   });

@@ -1,7 +1,9 @@
 /**
  * The data-plane rows of the RBAC matrix: one call of each kind of gateway route (GATEWAY_CALL_SCOPES), made with a
  * stored provider (`@slug`) so that every allowed call spends the workspace's stored key at a local provider server,
- * against the matrix's principals and against keys that hold one scope each.
+ * against the matrix's principals and against keys that hold one scope each. Anthropic's Messages kinds go to a
+ * stored Anthropic provider, which serves them natively: a translated count_tokens would be the gateway's estimate
+ * and reach no provider (docs/anthropic-messages.md).
  *
  *   ok   a 2xx from the provider server, reached with the stored key
  *   403  refused (permission_error) before anything reached the provider server
@@ -10,6 +12,7 @@
  */
 import type { EndpointKind } from '@gateway/sdk';
 import { type OpenAIMock, startOpenAIMock } from '../../mocks/openai-server.ts';
+import { type AnthropicTestServer, startAnthropicServer } from '../../providers/anthropic/server.ts';
 import { idOf } from './fixture.ts';
 import { PRINCIPALS } from './principals.ts';
 import type { Json, World } from './world.ts';
@@ -23,7 +26,13 @@ export interface DataPlaneCall {
   path: string;
   /** A fresh body per call: JSON, or a multipart form. */
   body?: () => Record<string, unknown> | FormData;
+  /** The stored provider the call goes to (default openai). */
+  upstream?: Upstream;
 }
+
+export type Upstream = 'openai' | 'anthropic';
+
+const MESSAGES_BODY = () => ({ model: 'claude-haiku-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
 
 /** One call of every kind, and passthrough with each method. */
 export const DATA_PLANE_CALLS: readonly DataPlaneCall[] = [
@@ -33,6 +42,8 @@ export const DATA_PLANE_CALLS: readonly DataPlaneCall[] = [
   { key: 'POST /moderations', kind: 'moderate', method: 'POST', path: '/moderations', body: () => ({ model: 'omni-moderation-latest', input: 'hi' }) },
   { key: 'GET /models [provider chosen]', kind: 'listModels', method: 'GET', path: '/models' },
   { key: 'POST /responses', kind: 'responses', method: 'POST', path: '/responses', body: () => ({ model: 'gpt-4o-mini', input: 'hi' }) },
+  { key: 'POST /messages', kind: 'messages', method: 'POST', path: '/messages', body: MESSAGES_BODY, upstream: 'anthropic' },
+  { key: 'POST /messages/count_tokens', kind: 'countTokens', method: 'POST', path: '/messages/count_tokens', body: MESSAGES_BODY, upstream: 'anthropic' },
   { key: 'GET /files [passthrough]', kind: 'proxy', method: 'GET', path: '/files' },
   {
     key: 'POST /files [passthrough]',
@@ -90,6 +101,9 @@ const TABLE: Record<string, string> = {
   'GET /models [provider chosen]':  'ok   ok   ok   403  ok   ok   ok   ok   ok   ok  | 403  403  ok    403  403  403  ok   ok',
   // The Responses API was passthrough: completions.write or proxy.write.
   'POST /responses':                'ok   ok   ok   403  ok   ok   ok   ok   ok   ok  | 403  403  ok    403  403  ok   403  ok',
+  // Anthropic's Messages API and its token count were passthrough: completions.write or proxy.write.
+  'POST /messages':                 'ok   ok   ok   403  ok   ok   ok   ok   ok   ok  | 403  403  ok    403  403  ok   403  ok',
+  'POST /messages/count_tokens':    'ok   ok   ok   403  ok   ok   ok   ok   ok   ok  | 403  403  ok    403  403  ok   403  ok',
   'GET /files [passthrough]':       'ok   ok   ok   403  ok   ok   ok   ok   ok   ok  | 403  403  403   403  403  ok   403  ok',
   'POST /files [passthrough]':      'ok   ok   ok   403  ok   ok   ok   ok   ok   ok  | 403  403  403   403  403  ok   403  ok',
 };
@@ -115,10 +129,16 @@ for (const key of Object.keys(TABLE)) if (!DATA_PLANE_CALLS.some((c) => c.key ==
 export const STORED_PROVIDER_KEY = 'sk-rbac-stored-0123456789abcdef';
 
 export interface DataPlane {
-  /** The provider server: answers only STORED_PROVIDER_KEY. */
+  /** The OpenAI provider server: answers only STORED_PROVIDER_KEY. */
   mock: OpenAIMock;
-  /** `@slug` of the stored provider, reachable from the default workspace, A and B. */
-  provider: string;
+  /** The Anthropic provider server: answers only STORED_PROVIDER_KEY (as x-api-key). */
+  anthropic: AnthropicTestServer;
+  /** `@slug` of each stored provider, reachable from the default workspace, A and B. */
+  providers: Readonly<Record<Upstream, string>>;
+  /** What the provider server of a call received since the last reset. */
+  received(call: DataPlaneCall): readonly unknown[];
+  /** Forgets what the provider servers received. */
+  reset(): void;
   /** The secret of every caller. */
   keys: Readonly<Record<DataPlaneCaller, string>>;
   /** Sends a call as `who`. */
@@ -127,23 +147,35 @@ export interface DataPlane {
 }
 
 /**
- * A provider server, an integration holding its key for the default workspace (where organisation keys call), A
- * and B, and the one-scope keys, all made through the administration API with the bootstrap key.
+ * Provider servers (OpenAI, Anthropic), an integration holding the key of each for the default workspace (where
+ * organisation keys call), A and B, and the one-scope keys, all made through the administration API with the
+ * bootstrap key.
  */
 export async function createDataPlane(world: World): Promise<DataPlane> {
   const mock = await startOpenAIMock({ apiKey: STORED_PROVIDER_KEY });
+  const anthropic = startAnthropicServer({ apiKey: STORED_PROVIDER_KEY });
   try {
     const list = (await world.admin('GET', '/workspaces')).data as { id: string; slug: string }[];
     const defaultWorkspace = list.find((w) => w.slug === 'default');
     if (!defaultWorkspace) throw new Error('no default workspace');
+    const workspaces = [defaultWorkspace, world.A, world.B].map(({ id }) => ({ id, enabled: true }));
     const slug = world.unique('data-plane');
+    const anthropicSlug = world.unique('data-plane-anthropic');
     await world.admin('POST', '/integrations', {
       name: 'RBAC data plane',
       slug,
       ai_provider_id: 'openai',
       key: STORED_PROVIDER_KEY,
       configurations: { custom_host: mock.url },
-      workspaces: [defaultWorkspace, world.A, world.B].map(({ id }) => ({ id, enabled: true })),
+      workspaces,
+    });
+    await world.admin('POST', '/integrations', {
+      name: 'RBAC data plane (Anthropic)',
+      slug: anthropicSlug,
+      ai_provider_id: 'anthropic',
+      key: STORED_PROVIDER_KEY,
+      configurations: { custom_host: anthropic.baseUrl },
+      workspaces,
     });
     const keys: Record<string, string> = Object.fromEntries(Object.entries(world.keys).map(([who, key]) => [who, key.secret]));
     await Promise.all(
@@ -158,13 +190,19 @@ export async function createDataPlane(world: World): Promise<DataPlane> {
         keys[who] = String(made.key);
       }),
     );
-    const provider = `@${slug}`;
+    const providers: Record<Upstream, string> = { openai: `@${slug}`, anthropic: `@${anthropicSlug}` };
     return {
       mock,
-      provider,
+      anthropic,
+      providers,
+      received: (call) => ((call.upstream ?? 'openai') === 'anthropic' ? anthropic.requests : mock.requests),
+      reset() {
+        mock.reset();
+        anthropic.requests.length = 0;
+      },
       keys: keys as Record<DataPlaneCaller, string>,
       async send(call, who) {
-        const response = await world.gateway.handle(dataPlaneRequest(call, keys[who] ?? '', provider));
+        const response = await world.gateway.handle(dataPlaneRequest(call, keys[who] ?? '', providers[call.upstream ?? 'openai']));
         const text = await response.text();
         let body: Json | null = null;
         try {
@@ -174,9 +212,13 @@ export async function createDataPlane(world: World): Promise<DataPlane> {
         }
         return { status: response.status, body };
       },
-      close: () => mock.stop(),
+      async close() {
+        anthropic.stop();
+        await mock.stop();
+      },
     };
   } catch (error) {
+    anthropic.stop();
     await mock.stop();
     throw error;
   }

@@ -50,6 +50,8 @@ const FIELDS = new Set([
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
 
 export interface ServerOptions {
+  /** The only `x-api-key` answered (any other: 401 authentication_error, as Anthropic's); unset: any key. */
+  apiKey?: string;
   /** Answers a request before the protocol does (malformed answers, error events…); undefined: the protocol answers. */
   respond?(body: Obj, request: RecordedRequest): Response | undefined | Promise<Response | undefined>;
 }
@@ -316,7 +318,9 @@ function countTokens(recorded: RecordedRequest): Response {
 
 async function handle(request: Request, recorded: RecordedRequest, opts: ServerOptions): Promise<Response> {
   const url = new URL(request.url);
-  if (!request.headers.get('x-api-key')) return anthropicError(401, 'authentication_error', 'x-api-key header is required');
+  const apiKey = request.headers.get('x-api-key');
+  if (!apiKey) return anthropicError(401, 'authentication_error', 'x-api-key header is required');
+  if (opts.apiKey !== undefined && apiKey !== opts.apiKey) return anthropicError(401, 'authentication_error', 'invalid x-api-key');
   const version = request.headers.get('anthropic-version');
   if (!version) return anthropicError(400, 'invalid_request_error', 'anthropic-version: header is required');
   if (!VERSIONS.has(version)) return anthropicError(400, 'invalid_request_error', `anthropic-version: invalid version ${version}`);
