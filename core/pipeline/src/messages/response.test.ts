@@ -93,6 +93,13 @@ describe('errors', () => {
       error: { type: 'api_error', message: 'Upstream said no' },
       provider: 'google',
     });
+    // A guardrail denial's hook_results stay beside it too (docs/anthropic-messages.md, "Errors").
+    const hookResults = { before_request_hooks: [{ id: 'no-codenames', verdict: false }], after_request_hooks: [] };
+    expect(anthropicErrorBody({ error: { message: 'Denied by a guardrail', type: 'guardrail_denied', code: 'guardrail_denied' }, hook_results: hookResults }, 400)).toEqual({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'Denied by a guardrail' },
+      hook_results: hookResults,
+    });
     expect(anthropicErrorBody({ message: 'not an error body' }, 500)).toBeUndefined();
     expect([400, 403, 404, 413, 500, 502, 503, 504, 529, 422].map(anthropicErrorType)).toEqual([
       'invalid_request_error',
