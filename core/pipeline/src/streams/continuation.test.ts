@@ -35,7 +35,7 @@ describe('ContinuationProcessor', () => {
   test('prefill: the new text under the first stream id, created and model; no second role; [DONE] once', () => {
     const sent = sentSoFar('Hello ');
     const p = new ContinuationProcessor('x', sent, prefill('Hello '), undefined, false);
-    const out = frames(p, chunk('second', { role: 'assistant', content: '' }) + chunk('second', { content: 'world' }) + chunk('second', {}, 'stop') + 'data: [DONE]\n\n');
+    const out = frames(p, `${chunk('second', { role: 'assistant', content: '' }) + chunk('second', { content: 'world' }) + chunk('second', {}, 'stop')}data: [DONE]\n\n`);
     expect(out).toEqual([
       { id: 'first', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'world' }, finish_reason: null }] },
       { id: 'first', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
@@ -73,7 +73,7 @@ describe('ContinuationProcessor', () => {
     const shorter = new ContinuationProcessor('x', sentSoFar('Hello there'), regenerate('Hello there'), undefined, false);
     expect(() => shorter.push(enc.encode(chunk('s', { content: 'Hello' }, 'stop')))).toThrow(DivergedAnswer);
     const ended = new ContinuationProcessor('x', sentSoFar('Hello there'), regenerate('Hello there'), undefined, false);
-    expect(() => ended.push(enc.encode(chunk('s', { content: 'Hello' }) + 'data: [DONE]\n\n'))).toThrow(DivergedAnswer);
+    expect(() => ended.push(enc.encode(`${chunk('s', { content: 'Hello' })}data: [DONE]\n\n`))).toThrow(DivergedAnswer);
   });
 
   test('the continuing attempt broke too: a StreamBreak with its error, after the chunks before it', () => {
@@ -94,7 +94,7 @@ describe('ContinuationProcessor', () => {
     const before = { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 };
     const usage = { prompt_tokens: 12, completion_tokens: 2, total_tokens: 14, completion_tokens_details: { reasoning_tokens: 1 } };
     const shown = new ContinuationProcessor('x', sentSoFar('a'), prefill('a'), before, true);
-    const out = frames(shown, chunk('s', { reasoning_content: 'hmm', content: 'b' }) + `data: ${JSON.stringify({ id: 's', object: 'chat.completion.chunk', choices: [], usage })}\n\n`);
+    const out = frames(shown, `${chunk('s', { reasoning_content: 'hmm', content: 'b' })}data: ${JSON.stringify({ id: 's', object: 'chat.completion.chunk', choices: [], usage })}\n\n`);
     expect((out[0] as { choices: { delta: JsonObject }[] }).choices[0]!.delta).toEqual({ content: 'b' });
     expect((out[1] as { usage: JsonObject }).usage).toEqual({ prompt_tokens: 22, completion_tokens: 5, total_tokens: 27, completion_tokens_details: { reasoning_tokens: 1 } });
     expect(shown.usage).toEqual((out[1] as { usage: JsonObject }).usage);
@@ -140,7 +140,7 @@ describe('SentAnswer and completion without [DONE]', () => {
 
   test('a last event without its blank line gets one before the added [DONE]', () => {
     const p = new OpenAiSsePassThrough();
-    p.push(enc.encode(chunk('a', {}, 'stop') + `data: ${JSON.stringify({ id: 'a', choices: [], usage: { total_tokens: 2 } })}`));
+    p.push(enc.encode(`${chunk('a', {}, 'stop')}data: ${JSON.stringify({ id: 'a', choices: [], usage: { total_tokens: 2 } })}`));
     const end = p.end();
     expect(end.complete).toBe(true);
     expect(dec.decode(end.bytes)).toBe(`data: ${JSON.stringify({ id: 'a', choices: [], usage: { total_tokens: 2 } })}\n\ndata: [DONE]\n\n`);
