@@ -237,6 +237,22 @@ for (const dialect of E2E_DIALECTS) {
       expect(second.body.Resources?.[0]?.id).toBe(all.body.Resources?.[1]?.id);
     });
 
+    test('ownership is not given, taken or deleted by SCIM', async () => {
+      const made = await scim('POST', '/Users', { schemas: [USER], userName: 'olga@contoso.com', roles: [{ value: 'Owner' }] });
+      expect(made.body).toMatchObject({ status: '400', scimType: 'invalidValue', detail: 'The owner role is given only through the administration API, never by SCIM' });
+      const id = (await scim('POST', '/Users', { schemas: [USER], userName: 'olga@contoso.com' })).body.id as string;
+      expect((await admin('PUT', `/users/${id}`, { role: 'owner' })).status).toBe(200);
+      // A provisioning run sends the role the identity provider maps: the owner stays owner.
+      const current = (await scim('GET', `/Users/${id}`)).body;
+      const put = await scim('PUT', `/Users/${id}`, { ...current, roles: [{ value: 'Admin' }] });
+      expect(put.body.roles).toEqual([{ value: 'owner', primary: true }]);
+      const removed = await scim('PATCH', `/Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'remove', path: 'roles' }] });
+      expect(removed.body.roles).toEqual([{ value: 'owner', primary: true }]);
+      const deleted = await scim('DELETE', `/Users/${id}`);
+      expect(deleted.body).toMatchObject({ status: '400', scimType: 'mutability' });
+      expect((await admin('GET', `/users/${id}`)).body).toMatchObject({ role: 'owner' });
+    });
+
     test('POST /scim/workspaces validation', async () => {
       const group = (await scim('POST', '/Groups', { schemas: [GROUP], displayName: 'Validation group' })).body.id as string;
       const cases: [unknown, number, RegExp][] = [

@@ -47,6 +47,10 @@ function roleOf(value: unknown, fallback: OrganisationRole): OrganisationRole {
   const raw = typeof first === 'string' ? first : (first as { value?: unknown }).value;
   const role = typeof raw === 'string' ? raw.trim().toLowerCase() : '';
   if (!(ORGANISATION_ROLES as readonly string[]).includes(role)) throw badValue(`Unknown role ${JSON.stringify(raw)}: use ${ORGANISATION_ROLES.join(', ')}`);
+  // Ownership is given and taken only through the administration API: an owner stays owner whatever a provisioning
+  // run sends (identity providers send roles with every PUT), and nobody becomes owner by SCIM.
+  if (fallback === 'owner') return 'owner';
+  if (role === 'owner') throw badValue('The owner role is given only through the administration API, never by SCIM');
   return role as OrganisationRole;
 }
 
@@ -179,7 +183,8 @@ export async function createUser(ctx: ScimContext, body: unknown): Promise<Respo
   const now = Date.now();
   await ctx.database.transaction(async (tx) => {
     // A user who was there before provisioning (invited, say) is taken over rather than duplicated.
-    if (existing) await tx.update(users, { name: f.displayName ?? existing.name, role: f.role, updated_at: now }, (c) => eq(c.id, id));
+    if (existing)
+      await tx.update(users, { name: f.displayName ?? existing.name, role: existing.role === 'owner' ? 'owner' : f.role, updated_at: now }, (c) => eq(c.id, id));
     else await tx.insert(users, { id, organisation_id: ctx.organisationId, email: f.email, name: f.displayName, role: f.role, created_at: now });
     await tx.insert(scimUsers, {
       id,
@@ -294,7 +299,7 @@ async function patchAttribute(ctx: ScimContext, id: string, f: UserFields, op: '
     }
     case 'roles':
       if (!clear) f.role = roleOf(value, f.role);
-      else f.role = 'member';
+      else if (f.role !== 'owner') f.role = 'member';
       return;
     case 'groups':
       if (!ctx.membershipUserMode) throw new ScimError(400, 'groups is read-only unless SCIM_MEMBERSHIP_USER_MODE=ON', 'mutability');
@@ -327,7 +332,8 @@ export async function patchUser(ctx: ScimContext, id: string, body: unknown): Pr
 }
 
 export async function deleteUser(ctx: ScimContext, id: string): Promise<Response> {
-  await load(ctx, id);
+  const { user } = await load(ctx, id);
+  if (user.role === 'owner') throw new ScimError(400, 'An organisation owner cannot be deleted through SCIM: transfer ownership first', 'mutability');
   await ctx.database.transaction(async (tx) => {
     await tx.delete(scimGroupMembers, (c) => eq(c.user_id, id));
     await tx.delete(workspaceMembers, (c) => eq(c.user_id, id));
