@@ -20,6 +20,8 @@ import {
 } from '@gateway/sdk';
 import { adminAuthenticator } from './admin-auth.ts';
 import { type AdminDeps, adminHandler } from './admin-routes.ts';
+import { CallMetrics } from './call-metrics.ts';
+import { HealthMetrics } from './health-metrics.ts';
 import { dataPlaneAuthenticator } from './data-plane-auth.ts';
 import { createStateStore } from '@gateway/state';
 import { type AnyElysia, Elysia } from 'elysia';
@@ -118,6 +120,13 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   const metrics = new Metrics();
   const logStatus = registry.optional(Services.requestLogStatus);
   if (logStatus) metricSources.unshift(() => logStatus.metrics());
+  // Per provider and model (call-metrics.ts), and whether the database and Redis answer (health-metrics.ts).
+  const callMetrics = new CallMetrics();
+  const healthMetrics = new HealthMetrics(database, state, settings.redisUrl !== undefined);
+  metricSources.push(
+    () => callMetrics.render(),
+    () => healthMetrics.render(),
+  );
   const serveMetrics = metricsEndpoint(metrics, settings.metricsToken, () => metricSources.map((render) => render()).join(''));
 
   // Saved guardrails a header config may name, for its sender: the hook engine's field rules (plugins/hooks) resolve
@@ -157,7 +166,10 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     resolveProvider: makeProviderResolver(registry.providers, stored),
     isAvailable: breaker ? (req, index, target) => breaker.isAvailable(req, index, target) : undefined,
     inheritance,
-    observe: (req, outcome) => metrics.record(req.endpoint, outcome.providerId, outcome.status, outcome.latencyMs, outcome.upstreamLatencyMs),
+    observe: (req, outcome) => {
+      metrics.record(req.endpoint, outcome.providerId, outcome.status, outcome.latencyMs, outcome.upstreamLatencyMs);
+      callMetrics.observe(req, outcome);
+    },
   };
   // Calls plugins make through this pipeline (the response cache's embeddings target), looked up in their onReady.
   registry.provide(Services.gatewayCalls, internalCalls(pipeline));
@@ -246,6 +258,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
         logger.warn({ err: error }, 'a plugin failed to close');
       }
     }
+    healthMetrics.close();
     await state.close();
     await database.close();
     unsetSaved();

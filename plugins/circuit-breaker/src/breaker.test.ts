@@ -392,6 +392,7 @@ describe('plugin', () => {
       stage: (s: Stage) => stages.push(s),
       configFields: (fields: ConfigFieldSet) => declared.push(fields),
       provide: (token: ServiceToken<unknown>, value: unknown) => services.set(token.id, value),
+      optional: (token: ServiceToken<unknown>) => services.get(token.id),
       onClose: (fn: () => unknown) => closers.push(fn),
     } as unknown as PluginApi);
     expect(stages).toHaveLength(1);

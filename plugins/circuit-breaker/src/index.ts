@@ -8,13 +8,25 @@
  *   circuits must use the same one.
  * - `CIRCUIT_BREAKER_REFRESH_MS`: how often a process re-reads shared circuit state (default 250).
  */
-import { definePlugin, Services } from '@gateway/sdk';
+import { definePlugin, MetricsServices, Services } from '@gateway/sdk';
 import { CircuitBreaker } from './breaker.ts';
 import { circuitBreakerFields } from './config-fields.ts';
 
 export { CIRCUIT_BREAKER_STAGE, CircuitBreaker, type CircuitBreakerOptions, type CircuitStatus, type CircuitView, isFailure } from './breaker.ts';
 export { circuitBreakerFields } from './config-fields.ts';
 export { circuitId, credentialsHash, hasCircuitBreaker, nodeAt } from './identity.ts';
+
+/** GET /metrics: the circuits this process knows, by state (closed, open, half_open), counted at each scrape. */
+function renderCircuitStates(breaker: CircuitBreaker): string {
+  const counts = { closed: 0, open: 0, half_open: 0 };
+  for (const circuit of breaker.view()) counts[circuit.status]++;
+  return [
+    '# HELP gateway_circuits Circuits this process knows (targets with cb_config it called), by state.',
+    '# TYPE gateway_circuits gauge',
+    ...Object.entries(counts).map(([state, n]) => `gateway_circuits{state="${state}"} ${n}`),
+    '',
+  ].join('\n');
+}
 
 export default definePlugin({
   setup(api) {
@@ -30,6 +42,7 @@ export default definePlugin({
     api.provide(Services.circuitBreaker, breaker);
     api.stage(breaker.stage);
     breaker.start();
+    api.optional(MetricsServices.sources)?.add(() => renderCircuitStates(breaker));
     api.onClose(() => breaker.close());
   },
 });
