@@ -92,6 +92,21 @@ for (const dialect of DIALECTS) {
       await queue.close();
     });
 
+    test('entries queued behind a failing batch follow it into the journal, without a flush or a later entry', async () => {
+      const database = await fresh();
+      const db = faulty(database);
+      const journal = Journal.open(journalBase(), { maxBytes: 100_000_000, fsync: 'off' });
+      const queue = new LogQueue(db, { logger: testLogger(), journal, ...options, batchSize: 10 });
+      db.down = true;
+      for (let i = 0; i < 25; i++) queue.enqueue(testEntry(i));
+      await until('every entry journaled', () => queue.stats.journaled === 25);
+      expect(queue.size).toBe(0);
+      db.down = false;
+      await until('replayed', () => queue.stats.replayed === 25);
+      expect(await latencies(database)).toEqual(range(0, 25));
+      await queue.close();
+    });
+
     test('past the byte budget entries spill to the journal instead of being dropped', async () => {
       const database = await fresh();
       const db = faulty(database);

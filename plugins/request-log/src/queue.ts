@@ -476,6 +476,9 @@ export class LogQueue {
     let failures = 0;
     while (!this.stopping) {
       this.updatePriority();
+      // Journal mode: what waits in memory goes behind the journal's records (one order), also what was queued
+      // before the journal began, which no later enqueue would move.
+      if (this.ring.size > 0 && this.journaling()) this.spill(this.take(this.ring.size));
       if (this.journal && this.journal.pendingBytes > 0) {
         if (await this.replayOnce()) failures = 0;
         else await this.sleep(Math.min(this.o.maxBackoffMs, this.o.retryDelayMs * 2 ** failures++));
