@@ -9,6 +9,8 @@ import { startSmtpServer, type SmtpMock } from '../mocks/smtp-server.ts';
 import { addUser, authenticates, type Json, type KeysGateway, startKeysGateway } from './api-keys-support.ts';
 
 const MINUTE = 60_000;
+/** Hang guard for a test or setup that starts gateways on a fresh database (CI is a loaded 2-core machine). */
+const SETUP_TIMEOUT_MS = 30_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
@@ -30,7 +32,7 @@ for (const dialect of DIALECTS) {
       await addUser(k.database, k.organisationId, 'owner@example.test', 'owner');
       await addUser(k.database, k.organisationId, 'admin@example.test', 'admin');
       memberId = await addUser(k.database, k.organisationId, 'member@example.test', 'member', [{ workspaceId: k.workspaceId, role: 'member' }]);
-    });
+    }, SETUP_TIMEOUT_MS);
     afterAll(async () => {
       await k?.close();
       await smtp?.close();
@@ -214,7 +216,7 @@ for (const dialect of DIALECTS) {
         await b.close();
         await smtp.close();
       }
-    });
+    }, SETUP_TIMEOUT_MS);
 
     test('an e-mail the SMTP server refuses is not marked sent: a later tick tries again', async () => {
       const smtp = await startSmtpServer({ user: 'mailer', pass: 'right' });
@@ -236,6 +238,6 @@ for (const dialect of DIALECTS) {
         await k.close();
         await smtp.close();
       }
-    });
+    }, SETUP_TIMEOUT_MS);
   });
 }

@@ -72,7 +72,7 @@ for (const dialect of E2E_DIALECTS) {
       });
       expect(created.status).toBe(201);
       id = created.body.id;
-    });
+    }, 30_000); // a hang guard: a fresh MariaDB database and a gateway can take more than 5 s on a loaded CI machine
     afterAll(async () => {
       await gateway?.close();
       await db?.drop();

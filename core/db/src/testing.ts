@@ -81,9 +81,11 @@ export function useTestDatabase(dialect: Dialect): { readonly database: Database
     opened.push(t);
     return t;
   };
+  // A hang guard, not a timing check: creating and migrating a MariaDB database can pass bun's 5 s default on a
+  // loaded 2-core CI machine.
   beforeAll(async () => {
     main = await fresh();
-  });
+  }, 30_000);
   afterAll(async () => {
     await Promise.all(opened.map((t) => t.drop()));
   });
