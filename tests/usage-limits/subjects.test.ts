@@ -61,7 +61,7 @@ for (const dialect of E2E_DIALECTS) {
       [smtp, db] = await Promise.all([startSmtpServer(), createE2EDatabase(dialect)]);
       s = await startStack({ ...smtp.env, DATABASE_URL: db.url, USAGE_LIMITS_RESET_INTERVAL_MS: '0' });
       expect((await s.admin('POST', '/users', { email: ADMIN, role: 'admin' })).status).toBe(201);
-    });
+    }, 30_000); // a hang guard: a database, an SMTP server and a gateway stack can take over 5 s on a loaded CI machine
     afterAll(async () => {
       await s.close();
       await smtp.close();
