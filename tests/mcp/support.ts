@@ -29,12 +29,13 @@ export interface McpStack {
   connect(slug: string, key?: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }>;
 }
 
-export function useMcpStack(dialect: E2EDialect): () => McpStack {
+/** `env`: more gateway settings (the secret cache's lifetime, the sync interval). */
+export function useMcpStack(dialect: E2EDialect, env: Record<string, string> = {}): () => McpStack {
   let stack: McpStack | undefined;
   beforeAll(async () => {
     const db = await createE2EDatabase(dialect);
     const upstream = await startMcpUpstream(UPSTREAM_TOKEN);
-    const gw = await startInProcessGateway({ DATABASE_URL: db.url, GATEWAY_ENCRYPTION_KEY: 'mcp-tests-encryption-key-0123456789' });
+    const gw = await startInProcessGateway({ DATABASE_URL: db.url, GATEWAY_ENCRYPTION_KEY: 'mcp-tests-encryption-key-0123456789', ...env });
     const admin = async <T>(method: string, path: string, body?: unknown, key = TEST_ADMIN_KEY): Promise<Answer<T>> => {
       const res = await gw.handle(
         new Request(`http://gateway.test/v1${path}`, {
