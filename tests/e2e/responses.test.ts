@@ -268,6 +268,8 @@ describe('the OpenAI-compatible server (native: forwarded as it is)', () => {
     const items = await openai.responses.inputItems.list(res.id);
     expect(items.data[0]).toMatchObject({ type: 'message', role: 'user', content: 'Hello native' });
     await openai.responses.delete(res.id);
+    // The provider's own copy is deleted too (the call names the provider); then neither has it.
+    expect(mock.requests.some((r) => r.method === 'DELETE' && r.path === `/v1/responses/${res.id}`)).toBe(true);
     expect(await failure(openai.responses.retrieve(res.id))).toMatchObject({ status: 404 });
   });
 
@@ -294,6 +296,12 @@ describe('the OpenAI-compatible server (native: forwarded as it is)', () => {
     const made = (await direct.json()) as { id: string };
     const next = await openai.responses.create({ model: 'gpt-4o-mini', previous_response_id: made.id, input: 'Continue' });
     expect(next.previous_response_id).toBe(made.id);
+    // Not in the gateway's store: retrieve and delete go on to the provider the call names.
+    expect((await openai.responses.retrieve(made.id)).output_text).toBe('You said: Made elsewhere');
+    expect(mock.requests.at(-1)).toMatchObject({ method: 'GET', path: `/v1/responses/${made.id}` });
+    await openai.responses.delete(made.id);
+    expect(mock.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `/v1/responses/${made.id}` });
+    expect(await failure(openai.responses.retrieve(made.id))).toMatchObject({ status: 404 });
     expect(await failure(openai.responses.create({ model: 'gpt-4o-mini', previous_response_id: 'resp_nowhere', input: 'x' }))).toMatchObject({ status: 404, param: 'previous_response_id' });
   });
 

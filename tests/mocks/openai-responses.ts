@@ -1,7 +1,8 @@
 // POST /responses of the OpenAI mock: OpenAI's Responses API as its wire shows it (the Response object, and the
 // named SSE events `event: <type>` / `data: {...}` with sequence numbers and no `[DONE]`). It answers by echoing the
 // last user text, or with a call to the one function tool when tool_choice asks for it, and keeps its responses so that
-// `previous_response_id` works as it does at OpenAI (the provider's own state).
+// `previous_response_id` works as it does at OpenAI (the provider's own state); GET and DELETE /responses/{id} read and
+// remove them.
 
 import * as fx from './openai-fixtures.ts';
 import type { Json, Reply } from './openai-routes.ts';
@@ -23,7 +24,7 @@ function lastUserText(input: unknown): string {
 }
 
 export function createResponsesApi(ids: fx.IdSource, seconds: () => number) {
-  const kept = new Map<string, { input: unknown[]; output: Json[] }>();
+  const kept = new Map<string, { input: unknown[]; output: Json[]; response: Json }>();
 
   function create(body: Json): Reply {
     if (typeof body.model !== 'string') return { type: 'json', status: 400, body: fx.errors.missingParam('model').body };
@@ -75,7 +76,7 @@ export function createResponsesApi(ids: fx.IdSource, seconds: () => number) {
       user: body.user ?? null,
       metadata: body.metadata ?? {},
     };
-    if (body.store !== false) kept.set(response.id as string, { input, output });
+    if (body.store !== false) kept.set(response.id as string, { input, output, response });
     if (body.stream !== true) return { type: 'json', status: 200, body: response };
     return { type: 'sse', status: 200, events: events(response, output), named: true, noDone: true };
   }
@@ -104,5 +105,20 @@ export function createResponsesApi(ids: fx.IdSource, seconds: () => number) {
     return out.map((event, i) => ({ type: event.type, sequence_number: i, ...event }));
   }
 
-  return { create };
+  const notFound = (id: string): Reply => ({
+    type: 'json',
+    status: 404,
+    body: fx.errorBody({ message: `Response with id '${id}' not found.`, type: 'invalid_request_error', param: null, code: null }),
+  });
+
+  /** GET /responses/{id} and DELETE: the provider's own copy. */
+  function retrieve(id: string): Reply {
+    const found = kept.get(id);
+    return found ? { type: 'json', status: 200, body: found.response } : notFound(id);
+  }
+  function remove(id: string): Reply {
+    return kept.delete(id) ? { type: 'json', status: 200, body: { id, object: 'response', deleted: true } } : notFound(id);
+  }
+
+  return { create, retrieve, remove };
 }

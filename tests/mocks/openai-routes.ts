@@ -331,6 +331,8 @@ export function createApi(opts: ApiOptions) {
     if (method === 'POST' && rest === '/embeddings') return withJson(embeddings);
     if (method === 'POST' && rest === '/moderations') return withJson(moderations);
     if (method === 'POST' && rest === '/responses') return withJson(responses.create);
+    if (seg[0] === 'responses' && seg.length === 2 && method === 'GET') return responses.retrieve(seg[1]!);
+    if (seg[0] === 'responses' && seg.length === 2 && method === 'DELETE') return responses.remove(seg[1]!);
     if (seg[0] === 'files') {
       if (method === 'POST' && seg.length === 1) return uploadFile(req.headers, bytes);
       if (method === 'GET' && seg.length === 1) return listFiles(url.searchParams);

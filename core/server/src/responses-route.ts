@@ -2,10 +2,11 @@
  * OpenAI's Responses API on the gateway (docs/responses.md): POST /v1/responses is a gateway call of kind
  * `responses` (the pipeline translates it, or forwards it to a provider that speaks it); GET /v1/responses/{id}
  * (with `include`), DELETE /v1/responses/{id} and GET /v1/responses/{id}/input_items are served from the response
- * store, for every provider alike, within the caller's workspace and with the same scopes as POST.
+ * store, for every provider alike, within the caller's workspace and with the same scopes as POST. An id the store
+ * does not have goes on to the provider the call names, if it names one (passthrough: the provider's own responses).
  */
 import { responseStore } from '@gateway/pipeline';
-import { type Caller, Errors, GatewayError, type JsonObject, type StoredResponse } from '@gateway/sdk';
+import { Errors, GatewayError, type JsonObject, type StoredResponse } from '@gateway/sdk';
 import { checkCallScope } from './call-scope.ts';
 import { authenticate, gatewaySecret, type HandlerDeps, handleGatewayCall } from './gateway-handler.ts';
 
@@ -63,14 +64,6 @@ export function inputAsIncluded(items: readonly JsonObject[], include: Set<strin
   });
 }
 
-async function found(caller: Caller, id: string): Promise<StoredResponse> {
-  const store = responseStore();
-  if (!store) throw Errors.notFound(`Response with id '${id}' not found (no response store is loaded on this gateway)`);
-  const stored = await store.get(caller.workspaceId, id);
-  if (!stored) throw Errors.notFound(`Response with id '${id}' not found`);
-  return stored;
-}
-
 /** GET input_items: `after` (an item id), `limit` 1..100 (default 20), `order` asc | desc (default desc). */
 export function inputItemsPage(stored: StoredResponse, params: URLSearchParams, include: Set<string>): JsonObject {
   const order = params.get('order') ?? 'desc';
@@ -96,6 +89,18 @@ export function inputItemsPage(stored: StoredResponse, params: URLSearchParams, 
   };
 }
 
+/** A call that names where it goes (a provider, a config or a virtual key): the provider may have what the store has not. */
+function namesProvider(values: Record<string, string | undefined>): boolean {
+  return values['x-gateway-provider'] !== undefined || values['x-gateway-config'] !== undefined || values['x-gateway-virtual-key'] !== undefined;
+}
+
+/** Not in the store: 404, or the provider's own answer when the call names one (passthrough, as before issue #19). */
+function notStored(request: Request, id: string, values: Record<string, string | undefined>, search: string, deps: HandlerDeps): Promise<Response> {
+  if (!namesProvider(values)) throw Errors.notFound(`Response with id '${id}' not found`);
+  const { pathname } = new URL(request.url);
+  return handleGatewayCall(request, 'proxy', pathname.slice(3), search, deps);
+}
+
 async function serveStored(request: Request, route: Exclude<ResponsesRoute, { op: 'create' }>, search: string, deps: HandlerDeps): Promise<Response> {
   const values = request.headers.toJSON() as Record<string, string | undefined>;
   try {
@@ -103,13 +108,20 @@ async function serveStored(request: Request, route: Exclude<ResponsesRoute, { op
     const caller = auth instanceof Promise ? await auth : auth;
     checkCallScope(caller, 'responses');
     const params = new URLSearchParams(search);
+    const store = responseStore();
     if (route.op === 'delete') {
-      const store = responseStore();
-      if (!store || !(await store.delete(caller.workspaceId, route.id))) throw Errors.notFound(`Response with id '${route.id}' not found`);
+      const kept = await store?.get(caller.workspaceId, route.id);
+      if (!store || !kept || !(await store.delete(caller.workspaceId, route.id))) return await notStored(request, route.id, values, search, deps);
+      // A native provider's own copy goes too when the call names where it goes; its answer does not undo ours.
+      if (!kept.translated && namesProvider(values)) {
+        const upstream = await notStored(request, route.id, values, search, deps);
+        await upstream.body?.cancel();
+      }
       return Response.json({ id: route.id, object: 'response', deleted: true });
     }
     const include = includeOf(params);
-    const stored = await found(caller, route.id);
+    const stored = await store?.get(caller.workspaceId, route.id);
+    if (!stored) return await notStored(request, route.id, values, search, deps);
     if (route.op === 'inputItems') return Response.json(inputItemsPage(stored, params, include));
     const output = Array.isArray(stored.response.output) ? stored.response.output : [];
     return Response.json({ ...stored.response, output: outputAsIncluded(output, include) });
