@@ -53,7 +53,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 
 export interface Self {
   id: string;
-  name: string;
+  name: string | null;
   type: 'organisation-service' | 'workspace-service' | 'workspace-user';
   organisation_id: string;
   workspace_id: string;

@@ -75,7 +75,7 @@ function Shell({ self, onSignOut }: { self: Self; onSignOut: () => void }) {
           ))}
         </nav>
         <span class="who" title={self.scopes.join(', ')}>
-          {self.name} · {self.type}
+          {self.name ?? "signed in"} · {self.type}
           {self.workspace_role ? ` · ${self.workspace_role}` : ''}
         </span>
         <button type="button" onClick={onSignOut}>

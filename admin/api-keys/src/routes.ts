@@ -29,6 +29,7 @@ import { grants, ROTATE_SCOPES, type ScopeCatalogue } from './scopes.ts';
 import type { ApiKeyStore, KeyChanges } from './store.ts';
 import { apiKeys, type ApiKeyRow } from './tables.ts';
 import { prepareKeyLimits, withKeyLimits } from './limits.ts';
+import { selfView } from './self.ts';
 import { view } from './view.ts';
 
 export interface RouteDeps {
@@ -246,6 +247,8 @@ async function reveal(deps: RouteDeps, req: AdminRequest): Promise<Response> {
 export function apiKeyRoutes(deps: RouteDeps): AdminRoute[] {
   return [
     { method: 'GET', path: '/api-keys', scope: 'api_keys.read', handle: (req) => listKeys(deps, req) },
+    // Any key with any scope may ask what it is (self.ts); a key without scopes is refused as everywhere.
+    { method: 'GET', path: '/api-keys/self', scope: deps.scopes.any, handle: (req) => selfView(deps, req) },
     { method: 'POST', path: '/api-keys', scope: 'api_keys.write', handle: (req) => create(deps, req) },
     { method: 'GET', path: '/api-keys/:apiKeyId', scope: 'api_keys.read', handle: (req) => read(deps, req) },
     { method: 'PUT', path: '/api-keys/:apiKeyId', scope: 'api_keys.write', handle: (req) => update(deps, req) },

@@ -69,11 +69,17 @@ export const SCOPE_CATALOGUE: readonly string[] = [
 /** The catalogue in force: the built-in one plus what plugins added (service `apiKeyScopes`). */
 export class ScopeCatalogue {
   private readonly known = new Set<string>(SCOPE_CATALOGUE);
+  /**
+   * Every scope of the catalogue, kept up to date by add(): the route scope "any scope at all" (GET /api-keys/self),
+   * which a route declares once while plugins still add theirs.
+   */
+  readonly any: string[] = [...SCOPE_CATALOGUE];
 
   /** Adds scopes of a plugin's routes; each must look like `<resource>.<action>`. */
   add(scopes: readonly string[]): void {
     for (const scope of scopes) {
       if (!/^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/.test(scope)) throw new Error(`not a scope: ${scope}`);
+      if (!this.known.has(scope)) this.any.push(scope);
       this.known.add(scope);
     }
   }

@@ -115,7 +115,7 @@ export function Playground({ self }: { self: Self; sub: string }) {
             <label>
               Stored provider
               <select value={provider} onChange={(e) => setProvider(e.currentTarget.value)}>
-                <option value="">none (model names it, or a config)</option>
+                <option value="">none</option>
                 {providers.map((p) => (
                   <option key={p.id} value={p.slug}>
                     @{p.slug}

@@ -29,6 +29,7 @@ import { readSettings, type Settings } from './env.ts';
 import { handleGatewayCall, type HandlerDeps } from './gateway-handler.ts';
 import { createLogger, redactSecretFields } from './logger.ts';
 import { logDestination } from './log-format.ts';
+import { consoleHandler } from './console-route.ts';
 import { withCors } from './cors.ts';
 import { assertDatabaseReachable, loadProblems, Readiness } from './readiness.ts';
 import { Metrics, metricsEndpoint } from './metrics.ts';
@@ -246,6 +247,12 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   app.post('/v1/*', ({ request }) => gatewayCall(request));
   app.put('/v1/*', ({ request }) => gatewayCall(request));
   app.delete('/v1/*', ({ request }) => gatewayCall(request));
+  // The web console (console-route.ts, docs/console.md): its built files; CONSOLE_ENABLED=OFF leaves it out.
+  if (settings.console.enabled) {
+    const serveConsole = consoleHandler(settings.console.distDir ?? resolve(PROJECT_ROOT, 'console/dist'));
+    app.get('/console', ({ request }) => serveConsole(splitUrl(request.url).pathname));
+    app.get('/console/*', ({ request }) => serveConsole(splitUrl(request.url).pathname));
+  }
 
   let closed = false;
   const close = async () => {

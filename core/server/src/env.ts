@@ -27,6 +27,8 @@ export interface Settings {
   corsOrigins: string[];
   /** GATEWAY_DRAIN_TIMEOUT_MS: after a stop signal, how long in-flight requests and streams may go on. */
   drainTimeoutMs: number;
+  /** CONSOLE_ENABLED (default on): the web console at /console (docs/console.md); CONSOLE_DIST_DIR: its built files. */
+  console: { enabled: boolean; distDir: string | undefined };
   features: Record<'guardrails' | 'apiAccess' | 'dataExports' | 'usageLimits' | 'auditLogs' | 'scim' | 'policy', boolean>;
 }
 
@@ -87,6 +89,7 @@ export function readSettings(env: Record<string, string | undefined>): Settings 
     logBodyBytes: int(env.GATEWAY_LOG_BODY_BYTES, 65_536),
     corsOrigins: list(env.CORS_ALLOWED_ORIGINS, []).map((origin) => origin.replace(/\/+$/, '')),
     drainTimeoutMs: int(env.GATEWAY_DRAIN_TIMEOUT_MS, 25_000),
+    console: { enabled: on(env.CONSOLE_ENABLED), distDir: env.CONSOLE_DIST_DIR || undefined },
     features: {
       guardrails: on(env.GUARDRAILS_ENABLED),
       apiAccess: on(env.API_ACCESS_ENABLED),

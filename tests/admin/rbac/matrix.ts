@@ -130,6 +130,7 @@ const TABLE: Record<string, string> = {
   // ---- API keys (admin/api-keys/src/access.ts: organisation admins manage every key; workspace admins (and the
   // workspace's service key) the workspace keys of their workspace; a user reads and rotates their own keys) ----
   'GET /api-keys':                                                    ANY_KEY, // filtered to what the caller sees
+  'GET /api-keys/self':                                               ANY_KEY, // the calling key itself (the web console asks it)
   'POST /api-keys':                                                   ADMIN_OF_A, // a workspace-service key of A
   'POST /api-keys [workspace-user of member A]':                      ADMIN_OF_A,
   // A workspace-user key acts with its user's organisation role: making one for someone of a higher role than one's

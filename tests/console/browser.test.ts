@@ -1,0 +1,204 @@
+// The web console in headless Chromium (Debian's `chromium`, driven by playwright-core; scripts/ensure-chromium.sh
+// installs it from `npm test`), against a whole in-process gateway on a real port and a local OpenAI-shaped server:
+// sign in, a playground call found in the logs, a key created and rotated, analytics, and a member who sees less.
+// One browser for the file. Each page's screenshot goes to docs/console-screenshots/ (README, "Web console").
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Services } from '@gateway/sdk';
+import type { Gateway } from '@gateway/server';
+import type { Server } from 'bun';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { addUser } from '../admin/api-keys-support.ts';
+import { ROOT } from '../helpers/gateway-process.ts';
+import { startInProcessGateway, TEST_ADMIN_KEY } from '../helpers/in-process.ts';
+import { type OpenAIMock, startOpenAIMock } from '../mocks/openai-server.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = join(ROOT, 'docs/console-screenshots');
+const DIST = join(ROOT, 'console/dist');
+const PROVIDER_KEY = 'sk-console-stored-0123456789';
+const WAIT = { timeout: 20_000 };
+
+const skipReason = existsSync(CHROMIUM) ? null : `${CHROMIUM} is missing and scripts/ensure-chromium.sh could not install it (not root, or no apt-get)`;
+
+describe.skipIf(skipReason !== null)(`web console in Chromium${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
+  let gateway: Gateway;
+  let server: Server<undefined>;
+  let origin: string;
+  let openai: OpenAIMock;
+  let browser: Browser;
+  let memberKey: string;
+
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const r = await fetch(`${origin}/v1${path}`, {
+      method,
+      headers: { 'x-gateway-api-key': TEST_ADMIN_KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = (await r.json()) as Record<string, unknown>;
+    if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+
+  async function signedIn(key: string): Promise<Page> {
+    const page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
+    await page.goto(`${origin}/console/`);
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('navigation', { name: 'Pages' }).waitFor(WAIT);
+    return page;
+  }
+  const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+
+  beforeAll(async () => {
+    // `npm install` builds the console (postinstall); a checkout that skipped it is built here.
+    if (!existsSync(join(DIST, 'index.html'))) {
+      const build = Bun.spawnSync(['npm', 'run', '--silent', 'build', '-w', '@gateway/console'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' });
+      if (build.exitCode !== 0) throw new Error(`console build failed: ${build.stderr.toString()}`);
+    }
+    mkdirSync(SHOTS, { recursive: true });
+    gateway = await startInProcessGateway();
+    server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (request) => gateway.handle(request) });
+    origin = `http://127.0.0.1:${server.port}`;
+    openai = await startOpenAIMock({ apiKey: PROVIDER_KEY });
+    const self = (await admin('GET', '/api-keys/self')) as { organisation_id: string; workspace_id: string };
+    await admin('POST', '/integrations', {
+      name: 'Console OpenAI',
+      slug: 'console-openai',
+      ai_provider_id: 'openai',
+      key: PROVIDER_KEY,
+      configurations: { custom_host: openai.url },
+      workspaces: [{ id: self.workspace_id, enabled: true }],
+    });
+    const member = await addUser(gateway.service(Services.database), self.organisation_id, 'console-member@example.test', 'member', [
+      { workspaceId: self.workspace_id, role: 'member' },
+    ]);
+    const made = await admin('POST', '/api-keys', {
+      name: 'member console', type: 'workspace-user', workspace_id: self.workspace_id, user_id: member, scopes: ['logs.read', 'completions.write'],
+    });
+    memberKey = String(made.key);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    server?.stop(true);
+    await openai?.stop();
+    await gateway?.close();
+  });
+
+  test('a wrong key is refused on the sign-in page; the key is in no storage after sign-in', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${origin}/console/logs`);
+    await page.getByLabel('API key').fill('gw-not-a-key-at-all');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert').textContent(WAIT)).resolves.toBeTruthy();
+    await shot(page, 'sign-in');
+    await page.getByLabel('API key').fill(TEST_ADMIN_KEY);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Logs' }).waitFor(WAIT);
+    // Evaluated in the page (a string: this file is not compiled against the DOM).
+    const stored = await page.evaluate<string>('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie');
+    expect(stored).not.toContain(TEST_ADMIN_KEY);
+    await page.close();
+  }, 60_000);
+
+  test('the playground streams an answer through a stored provider, shows the gateway headers and the log row, found in the logs', async () => {
+    const page = await signedIn(TEST_ADMIN_KEY);
+    await page.getByRole('link', { name: 'Playground' }).click();
+    await page.getByLabel('Stored provider').selectOption('console-openai');
+    await page.getByLabel('Model', { exact: true }).fill('gpt-4o-mini');
+    await page.getByLabel('Message').fill('hello from the console');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const logLink = page.getByRole('link', { name: /^Log / });
+    await logLink.waitFor(WAIT);
+    expect(await page.locator('output.answer').textContent()).toContain('hello from the console');
+    const trace = await page.locator('tr', { has: page.getByRole('rowheader', { name: 'x-gateway-trace-id' }) }).locator('code').textContent();
+    expect(trace).toBeTruthy();
+    expect(openai.requests.at(-1)?.json).toMatchObject({ model: 'gpt-4o-mini', stream: true });
+    await shot(page, 'playground');
+
+    await logLink.click();
+    await page.getByRole('heading', { name: 'Request body' }).waitFor(WAIT);
+    expect(await page.locator('pre').nth(2).textContent()).toContain('hello from the console');
+    await shot(page, 'log-detail');
+
+    await page.getByRole('link', { name: '← All logs' }).click();
+    await page.getByLabel('Trace id').fill(trace!);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    const row = page.locator('tbody tr', { hasText: trace! });
+    await row.waitFor(WAIT);
+    expect(await page.locator('tbody tr').count()).toBe(1);
+    expect(await row.textContent()).toContain('gpt-4o-mini');
+    await page.getByLabel('Trace id').fill('');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await shot(page, 'logs');
+    await page.close();
+  }, 60_000);
+
+  test('API keys: create one (its secret shown once, and working), rotate it (the old secret still works in its transition)', async () => {
+    const page = await signedIn(TEST_ADMIN_KEY);
+    await page.getByRole('link', { name: 'API keys' }).click();
+    const form = page.getByRole('form', { name: 'Create an API key' });
+    await form.getByLabel('Name').fill('browser key');
+    await form.getByLabel('Scopes (comma separated)').fill('completions.write, logs.read');
+    await form.getByRole('button', { name: 'Create' }).click();
+    const secret = page.getByTestId('secret');
+    const first = (await secret.textContent(WAIT))!;
+    const selfOf = (key: string) => fetch(`${origin}/v1/api-keys/self`, { headers: { 'x-gateway-api-key': key } });
+    const made = (await (await selfOf(first)).json()) as { id: string; name: string; scopes: string[] };
+    expect(made).toMatchObject({ name: 'browser key', scopes: ['completions.write', 'logs.read'] });
+    await page.getByRole('button', { name: 'Done' }).click();
+
+    await page.getByRole('button', { name: 'Rotate browser key' }).click();
+    await page.getByText('the previous secret keeps working until').waitFor(WAIT);
+    const second = (await secret.textContent())!;
+    expect(second).not.toBe(first);
+    expect(((await (await selfOf(second)).json()) as { id: string }).id).toBe(made.id);
+    expect((await selfOf(first)).status).toBe(200);
+    // The row shows when the old secret stops working.
+    const rowOf = page.locator(`tr[data-key-id="${made.id}"]`);
+    await page.waitForFunction(`document.querySelector('tr[data-key-id="${made.id}"] td:nth-child(8)')?.textContent !== '—'`, undefined, WAIT);
+    await shot(page, 'api-keys');
+
+    await page.getByRole('button', { name: 'Revoke browser key' }).click();
+    await rowOf.getByText('revoked').waitFor(WAIT);
+    expect((await selfOf(second)).status).toBe(401);
+    await page.close();
+  }, 60_000);
+
+  test('analytics: the summary counts the calls made, and the groups table lists the model', async () => {
+    const page = await signedIn(TEST_ADMIN_KEY);
+    await page.getByRole('link', { name: 'Analytics' }).click();
+    await page.locator('.cards').waitFor(WAIT);
+    const requests = Number((await page.locator('.cards div', { hasText: 'Requests' }).locator('dd').textContent())?.replace(/\D/g, ''));
+    expect(requests).toBeGreaterThanOrEqual(1);
+    await page.locator('tbody tr', { hasText: 'gpt-4o-mini' }).waitFor(WAIT);
+    await shot(page, 'analytics');
+    await page.close();
+  }, 60_000);
+
+  test('a member (logs.read and completions.write) sees Logs and Playground only, and the console never asks for the rest', async () => {
+    const asked: string[] = [];
+    const page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
+    page.on('request', (request) => {
+      if (request.url().includes('/v1/')) asked.push(new URL(request.url()).pathname);
+    });
+    await page.goto(`${origin}/console/api-keys`);
+    await page.getByLabel('API key').fill(memberKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const nav = page.getByRole('navigation', { name: 'Pages' });
+    await nav.waitFor(WAIT);
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Logs', 'Playground']);
+    // /console/api-keys asked for, the first page it may see shown instead.
+    await page.getByRole('heading', { name: 'Logs' }).waitFor(WAIT);
+    await page.getByRole('link', { name: 'Playground' }).click();
+    await page.getByRole('heading', { name: 'Playground' }).waitFor(WAIT);
+    // Without providers.read and configs.read, no list is fetched: the model field names the provider.
+    expect(await page.getByLabel('Stored provider').count()).toBe(0);
+    await shot(page, 'member');
+    expect(asked.filter((p) => p !== '/v1/api-keys/self' && p !== '/v1/logs')).toEqual([]);
+    await page.close();
+  }, 60_000);
+});
