@@ -67,6 +67,9 @@ describe('conditions and group_by', () => {
     expect(endpointTypeOf('proxy', '/images/generations', 'POST')).toBe('imageGenerate');
     expect(endpointTypeOf('proxy', '/assistants', 'POST')).toBe('proxy');
     expect(endpointTypeOf('embed', '/embeddings', 'POST')).toBe('embed');
+    // The Responses API, first-class since issue #19, keeps the type it had as a passthrough path.
+    expect(endpointTypeOf('responses', '/responses', 'POST')).toBe('createModelResponse');
+    expect(endpointTypeOf('proxy', '/responses', 'POST')).toBe('createModelResponse');
   });
 });
 
