@@ -1,8 +1,9 @@
 /**
  * Issue #19, item 1: the Responses API for every provider, through the openai SDK (`responses.create`, `.stream`,
  * `.retrieve`, `.inputItems.list`, `.delete`). Anthropic, Bedrock, Gemini, Vertex (Gemini and Anthropic publisher),
- * Mistral and Cohere are translated to and from their chat APIs by the gateway (the local servers answer by tests/conformance/protocol.ts: `System: …`, `Turns: n`, a weather
- * tool call, `Tool said: …`); the OpenAI-compatible server speaks Responses itself and the call is forwarded. Every
+ * Mistral and Cohere are translated to and from their chat APIs by the gateway (the local servers answer by
+ * tests/conformance/protocol.ts: `System: …`, `Turns: n`, a weather tool call, `Tool said: …`); the
+ * OpenAI-compatible server speaks Responses itself and the call is forwarded. Every
  * Response is kept by the gateway, so retrieve and previous_response_id work for all of them.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
