@@ -121,6 +121,14 @@ describe('JWT on the data plane', () => {
     expect(mock.requests.length).toBe(before);
   });
 
+  test('API keys keep working beside JWTs: only a JWT-shaped value goes to the JWT verifier', async () => {
+    expect((await call(gateway, { 'x-gateway-api-key': TEST_ADMIN_KEY, 'x-gateway-config': configHeader() })).status).toBe(200);
+    expect((await call(gateway, { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'x-gateway-config': configHeader() })).status).toBe(200);
+    const unknown = await call(gateway, { 'x-gateway-api-key': 'gw-unknown-key-0000000000000000', 'x-gateway-config': configHeader() });
+    expect(unknown.status).toBe(401);
+    expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
+  });
+
   test('the administration API does not take a JWT', async () => {
     const res = await gateway.handle(new Request('http://gateway.local/v1/workspaces', { headers: { 'x-gateway-api-key': await token({ scope: 'workspaces.read' }) } }));
     expect(res.status).toBe(401);
