@@ -95,9 +95,29 @@ describe('Journal', () => {
     expect(existsSync(second.dir)).toBe(false);
   });
 
+  test('nothing on disk until the first append; an empty journal leaves no directory at close', async () => {
+    const dir = base();
+    const journal = Journal.open(dir, { maxBytes: 1_000_000, fsync: 'batch' });
+    expect(existsSync(dir)).toBe(false);
+    expect(await journal.read(1024)).toBeUndefined();
+    await journal.close();
+    expect(existsSync(dir)).toBe(false);
+    const used = Journal.open(dir, { maxBytes: 1_000_000, fsync: 'batch' });
+    await used.append(records(0, 1));
+    expect(readFileSync(join(dir, 'lock'), 'utf8')).toBe(String(process.pid));
+    await used.close();
+    // Its record waits for the next start, which finds the directory at open.
+    const next = Journal.open(dir, { maxBytes: 1_000_000, fsync: 'batch' });
+    expect(next.pendingBytes).toBeGreaterThan(0);
+    expect(await readAll(next)).toEqual(['id-0']);
+    await next.close();
+    expect(existsSync(dir)).toBe(false);
+  });
+
   test('a directory held by a running process is skipped for the next slot; its lock names this process', async () => {
     const dir = base();
     const held = Journal.open(dir, { maxBytes: 1_000_000, fsync: 'off' });
+    await held.append(records(0, 1)); // a directory is claimed at the first append
     writeFileSync(join(held.dir, 'lock'), String(process.ppid)); // a live process other than this one
     const other = Journal.open(dir, { maxBytes: 1_000_000, fsync: 'off' });
     expect(other.dir).toBe(`${dir}-1`);

@@ -92,20 +92,48 @@ export class Journal {
   /** Appends (the spill) and reads and commits (the replay) run from two loops: one at a time here. */
   private turn: Promise<unknown> = Promise.resolve();
 
+  /** The directory this process holds; undefined until it needs one (no journal on disk yet, nothing appended). */
+  private claimed: string | undefined;
+
   private constructor(
-    readonly dir: string,
+    private readonly base: string,
     private readonly o: JournalOptions,
   ) {
     this.segmentBytes = o.segmentBytes ?? 16 * 1024 * 1024;
+    this.cursor = { segment: 1, offset: 0 };
+  }
+
+  /**
+   * A journal under `base`. When a directory of it exists (an earlier process's records, or its lock), it is claimed
+   * now and what it holds is recovered; otherwise nothing is created until the first append, so that a gateway whose
+   * log never needed the journal (the usual case, and every test on a fresh database) leaves no directory behind.
+   */
+  static open(base: string, o: JournalOptions): Journal {
+    const journal = new Journal(base, o);
+    for (let slot = 0; slot < SLOTS; slot++) {
+      if (existsSync(slot === 0 ? base : `${base}-${slot}`)) {
+        journal.claim();
+        break;
+      }
+    }
+    return journal;
+  }
+
+  /** The directory held (or, before the first append, the one that will be tried first). */
+  get dir(): string {
+    return this.claimed ?? this.base;
+  }
+
+  /** Takes a directory (sync I/O: at start, or once at the first append, never on a request's path). */
+  private claim(): string {
+    if (this.claimed) return this.claimed;
+    const dir = claim(this.base);
+    this.claimed = dir;
     const names = readdirSync(dir).filter(isSegment).sort();
     for (const name of names) this.segments.push({ n: Number(name.slice(0, 12)), size: statSync(join(dir, name)).size });
     this.cursor = this.readCursor();
     this.cutPartialTail();
-  }
-
-  /** Claims a directory under `base` (created if needed) and recovers what an earlier process left there. */
-  static open(base: string, o: JournalOptions): Journal {
-    return new Journal(claim(base), o);
+    return dir;
   }
 
   /** Bytes of the journal's files on disk. */
@@ -153,6 +181,7 @@ export class Journal {
   private async appendNow(text: string): Promise<boolean> {
     if (this.closed) throw new Error('the request-log journal is closed');
     const bytes = Buffer.byteLength(text);
+    this.claim();
     if (this.diskBytes + bytes > this.o.maxBytes) return false;
     let last = this.segments.at(-1);
     if (!last || (last.size > 0 && last.size + bytes > this.segmentBytes)) {
@@ -163,7 +192,7 @@ export class Journal {
       this.segments.push(last);
       if (this.segments.length === 1) this.cursor = { segment: last.n, offset: 0 };
     }
-    this.handle ??= await open(join(this.dir, segmentName(last.n)), 'a');
+    this.handle ??= await open(join(this.claim(), segmentName(last.n)), 'a');
     // The string is written as UTF-8 directly (no Buffer copy of every append); a short write goes on from its end.
     const { bytesWritten } = await this.handle.write(text);
     if (bytesWritten < bytes) {
@@ -238,6 +267,7 @@ export class Journal {
   private async closeNow(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (!this.claimed) return;
     held.delete(this.dir);
     await this.handle?.close();
     this.handle = undefined;
