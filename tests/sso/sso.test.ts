@@ -9,6 +9,7 @@ import { ssoSessions } from '@gateway/admin-sso';
 import { eq, Services } from '@gateway/sdk';
 import type { Gateway } from '@gateway/server';
 import Provider from 'oidc-provider';
+import { createE2EDatabase, E2E_DIALECTS, type E2EDatabase } from '../helpers/e2e-database.ts';
 import { startInProcessGateway, TEST_ADMIN_KEY } from '../helpers/in-process.ts';
 
 const GATEWAY = 'http://gateway.local';
@@ -115,13 +116,19 @@ async function ssoGateway(env: Record<string, string> = {}) {
 
 const withCookie = (secret: string) => ({ cookie: `gw_session=${secret}` });
 
-describe('SSO with OpenID Connect', () => {
+for (const dialect of E2E_DIALECTS)
+describe(`SSO with OpenID Connect [${dialect}]`, () => {
+  let db: E2EDatabase;
   let gateway: Gateway;
   let admin: Awaited<ReturnType<typeof ssoGateway>>['admin'];
   beforeAll(async () => {
-    ({ gateway, admin } = await ssoGateway());
+    db = await createE2EDatabase(dialect);
+    ({ gateway, admin } = await ssoGateway({ DATABASE_URL: db.url }));
+  }, 60_000);
+  afterAll(async () => {
+    await gateway?.close();
+    await db?.drop();
   });
-  afterAll(() => gateway?.close());
 
   const signIn = async (email: string, loginAs = email) => {
     const browser = new Browser(gateway, loginAs);
