@@ -2,9 +2,14 @@
  * An MCP server on loopback built with the official SDK (McpServer over its web-standard streamable HTTP transport,
  * one transport per session), for the MCP gateway's tests. It demands `authorization: Bearer <token>` (the
  * credential the gateway holds), and offers tools (`echo`, `count` which streams progress and log notifications
- * before its result, `fail` which reports a tool error, `secret`), a resource and a prompt.
+ * before its result, `fail` which reports a tool error, `secret`), a resource and a prompt. `startMcpSseUpstream`
+ * serves the same over the older HTTP+SSE transport (GET /sse, POST /messages?sessionId=), on node:http as the
+ * SDK's SSEServerTransport needs.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -88,6 +93,41 @@ export async function startMcpUpstream(token: string): Promise<McpUpstream> {
     async close() {
       for (const t of transports.values()) await t.close().catch(() => undefined);
       server.stop(true);
+    },
+  };
+}
+
+/** The same server on the HTTP+SSE transport of 2024-11-05. */
+export async function startMcpSseUpstream(token: string): Promise<McpUpstream> {
+  const transports = new Map<string, SSEServerTransport>();
+  const seenAuthorization: (string | null)[] = [];
+  const sessions: string[] = [];
+  const http = createServer(async (req, res) => {
+    seenAuthorization.push(req.headers.authorization ?? null);
+    if (req.headers.authorization !== `Bearer ${token}`) return void res.writeHead(401).end('unauthorised');
+    const url = new URL(req.url ?? '/', 'http://upstream');
+    if (req.method === 'GET' && url.pathname === '/sse') {
+      const transport = new SSEServerTransport('/messages', res);
+      transports.set(transport.sessionId, transport);
+      sessions.push(transport.sessionId);
+      res.on('close', () => void transports.delete(transport.sessionId));
+      await buildServer().connect(transport);
+      return;
+    }
+    const transport = url.pathname === '/messages' && req.method === 'POST' ? transports.get(url.searchParams.get('sessionId') ?? '') : undefined;
+    if (!transport) return void res.writeHead(404).end('no such session');
+    await transport.handlePostMessage(req, res);
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/sse`,
+    seenAuthorization,
+    sessions,
+    async close() {
+      for (const t of transports.values()) await t.close().catch(() => undefined);
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
 }

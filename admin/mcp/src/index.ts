@@ -10,6 +10,7 @@ import { INVOKE_SCOPE, proxyRoutes } from './proxy.ts';
 import { integrationRoutes } from './routes/integrations.ts';
 import { serverRoutes } from './routes/servers.ts';
 import { McpSessions } from './sessions.ts';
+import { SseBridges } from './sse-bridge.ts';
 import { McpSync, syncSettingsFromEnv } from './sync.ts';
 import { mcpIntegrations, mcpMigrations } from './tables.ts';
 import { type LogSink, ToolCallLog } from './tool-log.ts';
@@ -64,7 +65,11 @@ export default definePlugin({
       api.optional(Services.apiKeyScopes)?.add(SCOPES);
       sync.start();
     });
-    api.onClose(() => sync.stop());
-    for (const route of [...integrationRoutes(ctx), ...serverRoutes(ctx), ...proxyRoutes(ctx, new McpSessions(api.state, ttl))]) api.route(route);
+    const bridges = new SseBridges(ttl);
+    api.onClose(async () => {
+      await sync.stop();
+      await bridges.closeAll();
+    });
+    for (const route of [...integrationRoutes(ctx), ...serverRoutes(ctx), ...proxyRoutes(ctx, new McpSessions(api.state, ttl), bridges)]) api.route(route);
   },
 });

@@ -11,6 +11,8 @@ import type { McpContext } from './context.ts';
 import type { ServerRow } from './present.ts';
 import type { McpSessions } from './sessions.ts';
 import { passEvents } from './sse.ts';
+import { SseBridge, type SseBridges } from './sse-bridge.ts';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { mcpIntegrations, mcpServers } from './tables.ts';
 import type { ToolCallOutcome } from './tool-log.ts';
 import { type Upstream, upstreamOf } from './upstream.ts';
@@ -97,7 +99,7 @@ class Exchange {
   }
 }
 
-export function proxyRoutes(ctx: McpContext, sessions: McpSessions): AdminRoute[] {
+export function proxyRoutes(ctx: McpContext, sessions: McpSessions, bridges: SseBridges): AdminRoute[] {
   const { database } = ctx;
 
   async function target(req: AdminRequest): Promise<{ server: ServerRow; upstream: Upstream }> {
@@ -108,8 +110,6 @@ export function proxyRoutes(ctx: McpContext, sessions: McpSessions): AdminRoute[
     await requireReader(req.principal, server.workspace_id, 'No such MCP server');
     const [integration] = await database.select(mcpIntegrations, { where: (c) => eq(c.id, server.mcp_integration_id), limit: 1 });
     if (!integration) throw Errors.notFound('The MCP server has no integration');
-    if (integration.transport !== 'streamable-http')
-      throw Errors.badRequest('This MCP server is reached over the SSE transport, which the proxy does not speak yet; its metadata is synced', 'slug');
     return { server, upstream: await upstreamOf(integration, workspaceId, ctx) };
   }
 
@@ -170,6 +170,52 @@ export function proxyRoutes(ctx: McpContext, sessions: McpSessions): AdminRoute[
     return new Response(text || null, { status: upstreamResponse.status, headers });
   }
 
+  /** The bridge of a session this process holds; 404 otherwise (the client starts a new session). */
+  function bridgeOf(sessionId: string): SseBridge {
+    const bridge = bridges.get(sessionId);
+    if (!bridge) throw Errors.notFound('No such MCP session: start a new one with initialize');
+    return bridge;
+  }
+
+  /** A POST to a server on an SSE-transport upstream, through the session's bridge (sse-bridge.ts). */
+  async function bridgedPost(
+    req: AdminRequest,
+    server: ServerRow,
+    upstream: Upstream,
+    messages: JSONRPCMessage[],
+    initializing: boolean,
+    session: { id: string } | undefined,
+    exchange: Exchange,
+  ): Promise<Response> {
+    let sessionId = session?.id;
+    let bridge: SseBridge;
+    if (initializing) {
+      try {
+        bridge = await SseBridge.open(upstream, ctx.guard);
+      } catch (error) {
+        exchange.failRemaining(502, error instanceof Error ? error.message : String(error));
+        if (error instanceof GatewayError) throw error;
+        throw Errors.upstreamUnreachable(`mcp ${server.slug}`, error instanceof Error ? error.message : String(error));
+      }
+      sessionId = await sessions.open({ serverId: server.id, apiKeyId: req.caller.apiKeyId, upstream: null });
+      bridges.set(sessionId, bridge);
+    } else {
+      if (!sessionId) throw Errors.badRequest('An MCP server on the SSE transport needs a session: send initialize first', SESSION);
+      bridge = bridgeOf(sessionId);
+    }
+    const headers: Record<string, string> = sessionId ? { [SESSION]: sessionId } : {};
+    let stream: ReadableStream<Uint8Array> | undefined;
+    try {
+      stream = await bridge.post(messages, exchange.onMessage, (error) =>
+        exchange.failRemaining(502, error instanceof Error ? error.message : 'the upstream session closed before a result'),
+      );
+    } catch (error) {
+      throw Errors.upstreamUnreachable(`mcp ${server.slug}`, error instanceof Error ? error.message : String(error));
+    }
+    if (!stream) return new Response(null, { status: 202, headers });
+    return new Response(stream, { headers: { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
+  }
+
   const post: AdminRoute = {
     method: 'POST',
     path: '/mcp/:slug',
@@ -203,6 +249,7 @@ export function proxyRoutes(ctx: McpContext, sessions: McpSessions): AdminRoute[
         if (messages.length > 1) throw Errors.forbidden('A batch that calls a tool this MCP server does not allow is refused whole');
         return Response.json(denied[0], { headers: session ? { [SESSION]: session.id } : {} });
       }
+      if (upstream.transport === 'sse') return bridgedPost(req, server, upstream, messages as JSONRPCMessage[], initializing, session, exchange);
       const upstreamResponse = await send(upstream, server.slug, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headersFor(req, session?.upstream) },
@@ -228,6 +275,11 @@ export function proxyRoutes(ctx: McpContext, sessions: McpSessions): AdminRoute[
     async handle(req) {
       const { server, upstream } = await target(req);
       const session = await sessionOf(req, server);
+      if (upstream.transport === 'sse') {
+        if (!session) throw Errors.badRequest('The event stream of an MCP session needs its Mcp-Session-Id', SESSION);
+        const stream = bridgeOf(session.id).listen(new Exchange(ctx, server, req.caller).onMessage);
+        return new Response(stream, { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', [SESSION]: session.id } });
+      }
       const upstreamResponse = await send(upstream, server.slug, {
         method: 'GET',
         headers: { accept: 'text/event-stream', ...headersFor(req, session?.upstream) },
@@ -248,6 +300,10 @@ export function proxyRoutes(ctx: McpContext, sessions: McpSessions): AdminRoute[
       // DELETE ends the session it names: without one there is none to end.
       if (!session) throw Errors.notFound('No such MCP session: DELETE needs the Mcp-Session-Id of the session to end');
       await sessions.close(session.id);
+      if (upstream.transport === 'sse') {
+        await bridges.drop(session.id);
+        return new Response(null, { status: 204 });
+      }
       const upstreamResponse = await send(upstream, server.slug, { method: 'DELETE', headers: headersFor(req, session.upstream), signal: req.signal });
       await upstreamResponse.body?.cancel().catch(() => undefined);
       return new Response(null, { status: upstreamResponse.ok || upstreamResponse.status === 405 ? 204 : upstreamResponse.status });
