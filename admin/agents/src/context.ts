@@ -1,0 +1,15 @@
+/** What the routes and the proxy share. */
+import type { SecretBox } from '@gateway/admin-kit';
+import type { Database, Logger, OutboundGuard } from '@gateway/sdk';
+import type { AgentCallLog } from './call-log.ts';
+
+export interface AgentsContext {
+  database: Database;
+  box: () => SecretBox;
+  guard: OutboundGuard;
+  logger: Logger;
+  callLog: AgentCallLog;
+}
+
+/** A workspace named by `workspace_id` (body or query), read from the writer; 404 naming the field. */
+export const BY_FIELD = { fresh: true, param: 'workspace_id' } as const;
