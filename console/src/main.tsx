@@ -4,6 +4,7 @@ import { api, ApiError, can, type Self, setKey } from './api.ts';
 import { BASE, currentPath, navigate } from './nav.ts';
 import { Analytics } from './pages/Analytics.tsx';
 import { ApiKeys } from './pages/ApiKeys.tsx';
+import { Configs } from './pages/Configs.tsx';
 import { Logs } from './pages/Logs.tsx';
 import { Playground } from './pages/Playground.tsx';
 import { SignIn } from './pages/SignIn.tsx';
@@ -15,6 +16,7 @@ const PAGES = [
   { path: 'playground', title: 'Playground', scope: 'completions.write', Page: Playground },
   { path: 'api-keys', title: 'API keys', scope: 'api_keys.read', Page: ApiKeys },
   { path: 'analytics', title: 'Analytics', scope: 'analytics.read', Page: Analytics },
+  { path: 'configs', title: 'Configs', scope: 'configs.read', Page: Configs },
 ] as const;
 
 function App() {

@@ -71,6 +71,9 @@ describe.skipIf(skipReason !== null)(`web console in Chromium${skipReason ? ` (s
       configurations: { custom_host: openai.url },
       workspaces: [{ id: self.workspace_id, enabled: true }],
     });
+    await admin('POST', '/configs', {
+      name: 'Console routing', slug: 'console-routing', workspace_id: self.workspace_id, config: { provider: '@console-openai', retry: { attempts: 2 } },
+    });
     const member = await addUser(gateway.service(Services.database), self.organisation_id, 'console-member@example.test', 'member', [
       { workspaceId: self.workspace_id, role: 'member' },
     ]);
@@ -176,6 +179,45 @@ describe.skipIf(skipReason !== null)(`web console in Chromium${skipReason ? ` (s
     expect(requests).toBeGreaterThanOrEqual(1);
     await page.locator('tbody tr', { hasText: 'gpt-4o-mini' }).waitFor(WAIT);
     await shot(page, 'analytics');
+    await page.close();
+  }, 60_000);
+
+  test('configs: a JSON editor validated live by the gateway (a violation shown, saving refused), saved as a new version, diffed', async () => {
+    const page = await signedIn(TEST_ADMIN_KEY);
+    await page.getByRole('link', { name: 'Configs' }).click();
+    await page.getByRole('link', { name: 'Console routing' }).click();
+    const editor = page.getByLabel(/^Config \(JSON\)/);
+    await editor.waitFor(WAIT);
+    expect(JSON.parse(await editor.inputValue())).toEqual({ provider: '@console-openai', retry: { attempts: 2 } });
+    const save = page.getByRole('button', { name: 'Save as a new version' });
+
+    await editor.fill('{"provider": "@console-openai", "retry": {"attempts": 9}, "bogus": true}');
+    const violations = page.locator('#config-check li');
+    await violations.first().waitFor(WAIT);
+    const listed = await violations.allTextContents();
+    expect(listed.some((v) => v.startsWith('retry.attempts'))).toBe(true);
+    expect(listed.some((v) => v.startsWith('bogus'))).toBe(true);
+    expect(await save.isDisabled()).toBe(true);
+    expect(await editor.getAttribute('aria-invalid')).toBe('true');
+    await shot(page, 'configs');
+
+    await editor.fill('{"provider": ');
+    await page.locator('#config-check', { hasText: 'JSON:' }).waitFor(WAIT);
+    expect(await save.isDisabled()).toBe(true);
+
+    await editor.fill('{"provider": "@console-openai", "retry": {"attempts": 3}}');
+    await page.locator('#config-check', { hasText: 'Valid.' }).waitFor(WAIT);
+    await save.click();
+    await page.getByText('Saved as version 2.').waitFor(WAIT);
+    const stored = await admin('GET', '/configs/console-routing');
+    expect(stored).toMatchObject({ version: 2, config: { retry: { attempts: 3 } } });
+
+    await page.getByLabel('Compare the editor with').selectOption('1');
+    const diff = page.getByLabel('Differences from version 1');
+    await diff.waitFor(WAIT);
+    expect(await diff.locator('.removed').allTextContents()).toContain('-     "attempts": 2');
+    expect(await diff.locator('.added').allTextContents()).toContain('+     "attempts": 3');
+    await shot(page, 'config-diff');
     await page.close();
   }, 60_000);
 

@@ -88,6 +88,34 @@ for (const dialect of DIALECTS) {
       expect(((await list.json()) as { data: { id: string }[] }).data.some((c) => c.id === created.id)).toBe(false);
     });
 
+    test('validate: a dry run of the PUT, every violation listed, masked secrets put back, nothing written', async () => {
+      const { answer } = create(as('manager'), { name: 'Dry run', config });
+      const created = (await (await answer).json()) as { id: string };
+      const route = routeOf(routes, 'POST', '/configs/:configId/validate');
+      const params = { configId: created.id };
+      const validate = async (body: unknown, principal = as('manager')) => {
+        const req = adminRequest(principal, { params, body });
+        const response = await route.handle(req);
+        return { status: response.status, body: (await response.json()) as { object: string; valid: boolean; violations: string[] }, audit: req.audit };
+      };
+      const bad = await validate({ config: { provider: 'openai', bogus: 1, retry: { attempts: -1 } } });
+      expect(bad.status).toBe(200);
+      expect(bad.body.object).toBe('config_validation');
+      expect(bad.body.valid).toBe(false);
+      expect(bad.body.violations.some((v) => v.startsWith('bogus'))).toBe(true);
+      expect(bad.body.violations.some((v) => v.startsWith('retry.attempts'))).toBe(true);
+      // "********" where the stored key is: accepted, as the PUT would.
+      const good = await validate({ config: { ...config, api_key: '********', retry: { attempts: 2 } } });
+      expect(good.body).toEqual({ object: 'config_validation', valid: true, violations: [] });
+      expect(good.audit).toEqual({});
+      expect((await validate({ config: [] })).body.violations).toEqual(['config: must be a JSON object']);
+      // The same roles as the PUT; nothing stored either way.
+      expect(await statusOf(route, adminRequest(as('member'), { params, body: { config } }))).toBe(403);
+      expect(await statusOf(route, adminRequest(as(null), { params, body: { config } }))).toBe(404);
+      const versions = await routeOf(routes, 'GET', '/configs/:configId/versions').handle(adminRequest(as('member'), { params }));
+      expect(((await versions.json()) as { total: number }).total).toBe(1);
+    });
+
     test('every change fills req.audit, with secrets masked', async () => {
       const { req, answer } = create(as('manager'), { name: 'Audited', config });
       const created = (await (await answer).json()) as { id: string };

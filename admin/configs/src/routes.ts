@@ -27,7 +27,7 @@ import { modelAliases } from './alias-table.ts';
 import { type ConfigRow, presentConfig, presentVersion } from './present.ts';
 import type { ConfigStore } from './store.ts';
 import { configSecretsAt, savedConfigs, savedConfigVersions, versionSecretsAt } from './tables.ts';
-import { checkedConfig, NO_PREVIOUS } from './validate.ts';
+import { checkedConfig, configViolations, NO_PREVIOUS } from './validate.ts';
 
 export const SCOPES = ['configs.read', 'configs.write', 'configs.delete'] as const;
 
@@ -65,6 +65,8 @@ const checkUpdate = validator(
     { additionalProperties: false },
   ),
 );
+
+const checkValidate = validator(Type.Object({ config: AnyConfig }, { additionalProperties: false }));
 
 const NOT_FOUND = 'No such config';
 /** A workspace named by `workspace_id` (body or query), read from the writer; 404 naming the field. */
@@ -275,6 +277,23 @@ export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
     },
   };
 
+  // A dry run of PUT's config check (the web console's editor validates as one types): the same validation, the
+  // stored secrets put back where "********" is sent, nothing written and nothing audited.
+  const validate: AdminRoute = {
+    method: 'POST',
+    path: '/configs/:configId/validate',
+    scope: 'configs.write',
+    audit: false,
+    async handle(req) {
+      const body = checkValidate(req.body);
+      const row = await lookup(req);
+      await requireWorkspaceRole(req.principal, row.workspace_id, 'manager', NOT_FOUND);
+      const previous = { masked: row.config, secrets: openSecrets(row.secrets, deps.box, configSecretsAt(row.id)) };
+      const violations = configViolations(body.config, previous, { organisationId: row.organisation_id, workspaceId: row.workspace_id }, deps.guardrails(), deps.validator, deps.fields());
+      return json({ object: 'config_validation', valid: violations.length === 0, violations });
+    },
+  };
+
   const remove: AdminRoute = {
     method: 'DELETE',
     path: '/configs/:configId',
@@ -295,5 +314,5 @@ export function configRoutes(deps: ConfigRouteDeps): AdminRoute[] {
     },
   };
 
-  return [list_, create, get, versions, update, remove];
+  return [list_, create, get, versions, update, validate, remove];
 }

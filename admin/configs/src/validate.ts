@@ -20,16 +20,16 @@ export interface ConfigScope {
 /** Nothing stored yet: a new config's masks stand for nothing. */
 export const NO_PREVIOUS: StoredDocument = { masked: {}, secrets: [] };
 
-/** The config with its secrets, or a thrown 400 listing every violation; nothing is written before this passes. */
-export function checkedConfig(
+/** The config with its secrets and every violation found (none: it may be saved). */
+function examine(
   raw: unknown,
   previous: StoredDocument,
   scope: ConfigScope,
   guardrails: SavedGuardrailStore | undefined,
   validator: ConfigValidator,
   fields: DocumentFields,
-): JsonObject {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalidConfig(['config: must be a JSON object']);
+): { value: JsonObject | undefined; violations: string[] } {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { value: undefined, violations: ['config: must be a JSON object'] };
   const { value, problems } = restoreMasked(raw as JsonObject, previous, '', fields);
   const violations = [...problems];
 
@@ -49,6 +49,19 @@ export function checkedConfig(
   }
   const result = validator.validate(forValidation, scope);
   if (!result.ok) violations.push(...result.violations.filter((v) => !/: no saved guardrail with id /.test(v)));
-  if (violations.length > 0) throw invalidConfig([...new Set(violations)]);
+  return { value, violations: [...new Set(violations)] };
+}
+
+type Examined = Parameters<typeof examine>;
+
+/** The config with its secrets, or a thrown 400 listing every violation; nothing is written before this passes. */
+export function checkedConfig(...args: Examined): JsonObject {
+  const { value, violations } = examine(...args);
+  if (violations.length > 0 || !value) throw invalidConfig(violations);
   return value;
+}
+
+/** Every violation of a config, for a dry run (POST /configs/:configId/validate): [] when it may be saved. */
+export function configViolations(...args: Examined): string[] {
+  return examine(...args).violations;
 }

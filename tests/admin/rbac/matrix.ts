@@ -172,6 +172,7 @@ const TABLE: Record<string, string> = {
   'GET /configs/:configId':                                           ROLE_IN_A,
   'GET /configs/:configId/versions':                                  ROLE_IN_A,
   'PUT /configs/:configId':                                           MANAGER_OF_A,
+  'POST /configs/:configId/validate':                                 MANAGER_OF_A, // a dry run of the PUT
   'DELETE /configs/:configId':                                        MANAGER_OF_A,
   // ---- model aliases of A (docs/clients.md) ----
   'GET /model-aliases':                                               ANY_KEY, // lists what the key sees
@@ -325,6 +326,7 @@ const NOTES: Record<string, string> = {
   'GET /configs/:configId': 'a config of a workspace where the caller has no role is as if absent',
   'GET /configs/:configId/versions': 'a config of a workspace where the caller has no role is as if absent',
   'PUT /configs/:configId': 'a config of a workspace where the caller has no role is as if absent',
+  'POST /configs/:configId/validate': 'a config of a workspace where the caller has no role is as if absent',
   'DELETE /configs/:configId': 'a config of a workspace where the caller has no role is as if absent',
   'POST /model-aliases': 'A is invisible without a role in A',
   'GET /model-aliases/:aliasId': 'an alias of a workspace where the caller has no role is as if absent',
