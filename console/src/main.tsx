@@ -7,6 +7,7 @@ import { ApiKeys } from './pages/ApiKeys.tsx';
 import { Configs } from './pages/Configs.tsx';
 import { Logs } from './pages/Logs.tsx';
 import { Playground } from './pages/Playground.tsx';
+import { Guardrails, Integrations, Prompts, Providers, VirtualKeys, Workspaces } from './pages/Resources.tsx';
 import { SignIn } from './pages/SignIn.tsx';
 import './style.css';
 
@@ -17,6 +18,12 @@ const PAGES = [
   { path: 'api-keys', title: 'API keys', scope: 'api_keys.read', Page: ApiKeys },
   { path: 'analytics', title: 'Analytics', scope: 'analytics.read', Page: Analytics },
   { path: 'configs', title: 'Configs', scope: 'configs.read', Page: Configs },
+  { path: 'workspaces', title: 'Workspaces', scope: 'workspaces.read', Page: Workspaces },
+  { path: 'integrations', title: 'Integrations', scope: 'integrations.read', Page: Integrations },
+  { path: 'providers', title: 'Providers', scope: 'providers.read', Page: Providers },
+  { path: 'virtual-keys', title: 'Virtual keys', scope: 'virtual_keys.read', Page: VirtualKeys },
+  { path: 'guardrails', title: 'Guardrails', scope: 'guardrails.read', Page: Guardrails },
+  { path: 'prompts', title: 'Prompts', scope: 'prompts.read', Page: Prompts },
 ] as const;
 
 function App() {

@@ -221,6 +221,34 @@ describe.skipIf(skipReason !== null)(`web console in Chromium${skipReason ? ` (s
     await page.close();
   }, 60_000);
 
+  test('workspaces and their members, integrations (key masked), providers, virtual keys, guardrails, prompts', async () => {
+    const page = await signedIn(TEST_ADMIN_KEY);
+    await page.getByRole('link', { name: 'Workspaces' }).click();
+    const workspace = page.locator('tbody tr', { hasText: 'default' }).getByRole('link');
+    await workspace.waitFor(WAIT);
+    await shot(page, 'workspaces');
+    await workspace.click();
+    await page.locator('tbody tr', { hasText: 'console-member@example.test' }).waitFor(WAIT);
+    expect(await page.locator('tbody tr', { hasText: 'console-member@example.test' }).textContent()).toContain('member');
+
+    await page.getByRole('link', { name: 'Integrations' }).click();
+    const integration = page.locator('tbody tr', { hasText: 'console-openai' });
+    await integration.waitFor(WAIT);
+    expect(await integration.textContent()).toContain('****');
+    expect(await page.content()).not.toContain(PROVIDER_KEY);
+    await shot(page, 'integrations');
+
+    await page.getByRole('link', { name: 'Providers' }).click();
+    await page.locator('tbody tr', { hasText: '@console-openai' }).waitFor(WAIT);
+    for (const [link, heading] of [['Virtual keys', 'Virtual keys'], ['Guardrails', 'Guardrails'], ['Prompts', 'Prompts']]) {
+      await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: link }).click();
+      await page.getByRole('heading', { name: heading }).waitFor(WAIT);
+      await page.getByText('None.').waitFor(WAIT);
+      expect(await page.getByRole('alert').count()).toBe(0);
+    }
+    await page.close();
+  }, 60_000);
+
   test('a member (logs.read and completions.write) sees Logs and Playground only, and the console never asks for the rest', async () => {
     const asked: string[] = [];
     const page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
