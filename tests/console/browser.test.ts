@@ -178,6 +178,10 @@ describe.skipIf(skipReason !== null)(`web console in Chromium${skipReason ? ` (s
     const requests = Number((await page.locator('.cards div', { hasText: 'Requests' }).locator('dd').textContent())?.replace(/\D/g, ''));
     expect(requests).toBeGreaterThanOrEqual(1);
     await page.locator('tbody tr', { hasText: 'gpt-4o-mini' }).waitFor(WAIT);
+    // A chart per graph the API has; the calls made appear in the requests and tokens series.
+    for (const title of ['Requests', 'Cost', 'Tokens', 'Latency', 'Errors', 'Cache hits']) await page.locator('figure.chart figcaption', { hasText: title }).first().waitFor(WAIT);
+    expect(await page.locator('figure.chart', { hasText: 'Requests' }).locator('table tbody tr').count()).toBeGreaterThanOrEqual(1);
+    expect(await page.locator('figure.chart', { hasText: 'Tokens' }).locator('polyline').count()).toBe(2);
     await shot(page, 'analytics');
     await page.close();
   }, 60_000);

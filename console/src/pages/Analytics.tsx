@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, type Page, type Self } from '../api.ts';
+import { Chart, type Point } from '../chart.tsx';
 import { cents, dash, num, time } from '../format.ts';
 
 interface Summary {
@@ -28,8 +29,18 @@ interface Group {
 }
 
 interface Graph {
-  data: { timestamp: string; requests: number }[];
+  data: Point[];
 }
+
+/** The graphs drawn, from GET /analytics/graphs/:metric, with the series each answers. */
+const GRAPHS = [
+  { metric: 'requests', title: 'Requests', series: ['requests'], format: (v: number) => num(v) },
+  { metric: 'cost', title: 'Cost', series: ['cost'], format: (v: number) => cents(v) },
+  { metric: 'tokens', title: 'Tokens', series: ['input_tokens', 'output_tokens'], format: (v: number) => num(v) },
+  { metric: 'latency', title: 'Latency', series: ['p50_latency', 'p95_latency', 'p99_latency'], format: (v: number) => `${num(v)} ms` },
+  { metric: 'errors', title: 'Errors', series: ['error_count'], format: (v: number) => num(v) },
+  { metric: 'cache_hits', title: 'Cache hits', series: ['cache_hits'], format: (v: number) => num(v) },
+] as const;
 
 const GROUP_BY = ['model', 'provider', 'ai_service', 'status_code', 'api_key', 'workspace', 'config', 'prompt'] as const;
 const RANGES = { '24 hours': 86_400_000, '7 days': 7 * 86_400_000, '30 days': 30 * 86_400_000 } as const;
@@ -42,7 +53,7 @@ export function Analytics(_: { self: Self; sub: string }) {
   const [range, setRange] = useState<keyof typeof RANGES>('7 days');
   const [groupBy, setGroupBy] = useState<(typeof GROUP_BY)[number]>('model');
   const [summary, setSummary] = useState<Summary | null>(null);
-  const [graph, setGraph] = useState<Graph | null>(null);
+  const [graphs, setGraphs] = useState<Record<string, Graph>>({});
   const [groups, setGroups] = useState<Group[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const since = `time_of_generation_min=${encodeURIComponent(new Date(Date.now() - RANGES[range]).toISOString())}`;
@@ -50,7 +61,11 @@ export function Analytics(_: { self: Self; sub: string }) {
   useEffect(() => {
     setError(null);
     api<Summary>('GET', `/analytics/summary?${since}`).then(setSummary).catch(fail(setError));
-    api<Graph>('GET', `/analytics/graphs/requests?${since}`).then(setGraph).catch(fail(setError));
+    setGraphs({});
+    for (const g of GRAPHS)
+      api<Graph>('GET', `/analytics/graphs/${g.metric}?${since}`)
+        .then((graph) => setGraphs((all) => ({ ...all, [g.metric]: graph })))
+        .catch(fail(setError));
   }, [range]);
   useEffect(() => {
     api<Page<Group>>('GET', `/analytics/groups/${groupBy}?${since}&columns=cost,total_tokens,p95_latency,success_rate,last_seen`)
@@ -58,7 +73,6 @@ export function Analytics(_: { self: Self; sub: string }) {
       .catch(fail(setError));
   }, [range, groupBy]);
 
-  const max = Math.max(1, ...(graph?.data.map((d) => d.requests) ?? [0]));
   return (
     <section aria-labelledby="an-title">
       <h1 id="an-title">Analytics</h1>
@@ -96,20 +110,13 @@ export function Analytics(_: { self: Self; sub: string }) {
           ))}
         </dl>
       )}
-      {graph && (
-        <figure>
-          <figcaption>Requests over time</figcaption>
-          <svg class="bars" viewBox={`0 0 ${graph.data.length * 4} 100`} preserveAspectRatio="none" role="img" aria-label={`Requests per bucket, at most ${max}`}>
-            {graph.data.map((d, i) => (
-              <rect key={d.timestamp} x={i * 4} width={3} y={100 - (d.requests / max) * 100} height={(d.requests / max) * 100}>
-                <title>
-                  {time(d.timestamp)}: {d.requests}
-                </title>
-              </rect>
-            ))}
-          </svg>
-        </figure>
-      )}
+      <h2>Over time</h2>
+      <div class="charts">
+        {GRAPHS.map((g) => {
+          const graph = graphs[g.metric];
+          return graph ? <Chart key={g.metric} title={g.title} data={graph.data} series={[...g.series]} format={g.format} /> : null;
+        })}
+      </div>
       <h2>Groups</h2>
       <label>
         Group by{' '}
