@@ -7,15 +7,16 @@ import { RequestLogServices } from '@gateway/plugin-request-log';
 import { definePlugin, Services } from '@gateway/sdk';
 import type { McpContext } from './context.ts';
 import { INVOKE_SCOPE, proxyRoutes } from './proxy.ts';
+import { connectionRoutes } from './routes/connections.ts';
 import { integrationRoutes } from './routes/integrations.ts';
 import { serverRoutes } from './routes/servers.ts';
 import { McpSessions } from './sessions.ts';
 import { SseBridges } from './sse-bridge.ts';
 import { McpSync, syncSettingsFromEnv } from './sync.ts';
-import { mcpIntegrations, mcpMigrations } from './tables.ts';
+import { mcpConnections, mcpIntegrations, mcpMigrations } from './tables.ts';
 import { type LogSink, ToolCallLog } from './tool-log.ts';
 
-export { mcpIntegrations, mcpMigrations, mcpServers } from './tables.ts';
+export { mcpConnections, mcpIntegrations, mcpMigrations, mcpServers } from './tables.ts';
 export { readMetadata, type McpMetadata } from './metadata.ts';
 export { McpSync, syncSettingsFromEnv } from './sync.ts';
 export { INVOKE_SCOPE, toolAllowed } from './proxy.ts';
@@ -39,6 +40,7 @@ export default definePlugin({
     await database.migrate(mcpMigrations);
     const box = lazySecretBox(api.env);
     await rebindSealed(database, { table: mcpIntegrations, fields: ['auth_secret'] }, box, api.logger);
+    await rebindSealed(database, { table: mcpConnections, fields: ['secret'] }, box, api.logger);
     const ttl = Number(api.env.MCP_SESSION_TTL_MS ?? SESSION_TTL_MS);
     if (!Number.isInteger(ttl) || ttl <= 0) throw new Error('MCP_SESSION_TTL_MS must be a positive integer (milliseconds)');
     let secrets: SecretResolver | undefined;
@@ -70,6 +72,6 @@ export default definePlugin({
       await sync.stop();
       await bridges.closeAll();
     });
-    for (const route of [...integrationRoutes(ctx), ...serverRoutes(ctx), ...proxyRoutes(ctx, new McpSessions(api.state, ttl), bridges)]) api.route(route);
+    for (const route of [...integrationRoutes(ctx), ...serverRoutes(ctx), ...connectionRoutes(ctx), ...proxyRoutes(ctx, new McpSessions(api.state, ttl), bridges)]) api.route(route);
   },
 });

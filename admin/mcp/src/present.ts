@@ -2,7 +2,7 @@
 import { iso } from '@gateway/admin-kit';
 import type { JsonObject, Row } from '@gateway/sdk';
 import type { McpMetadata } from './metadata.ts';
-import type { mcpServers } from './tables.ts';
+import type { mcpConnections, mcpServers } from './tables.ts';
 import type { IntegrationRow } from './upstream.ts';
 
 export type ServerRow = Row<typeof mcpServers>;
@@ -18,7 +18,12 @@ export function presentIntegration(row: IntegrationRow) {
     workspace_id: row.workspace_id,
     url: row.url,
     transport: row.transport,
-    auth: row.auth_type === 'header' ? { type: 'header' as const, header_name: row.auth_header, header_value: '****' } : { type: 'none' as const },
+    auth:
+      row.auth_type === 'header'
+        ? { type: 'header' as const, header_name: row.auth_header, header_value: '****' }
+        : row.auth_type === 'user_token'
+          ? { type: 'user_token' as const, header_name: row.auth_header }
+          : { type: 'none' as const },
     secret_mappings: row.secret_mappings ?? [],
     version: row.version,
     created_at: iso(row.created_at),
@@ -66,5 +71,18 @@ export function presentMetadata(row: ServerRow) {
     sync_error: row.sync_error,
     synced_at: iso(row.synced_at),
     metadata: (row.metadata as JsonObject | null) ?? null,
+  };
+}
+
+export function presentConnection(row: Row<typeof mcpConnections>) {
+  return {
+    object: 'mcp_connection' as const,
+    id: row.id,
+    mcp_server_id: row.mcp_server_id,
+    workspace_id: row.workspace_id,
+    user_id: row.user_id,
+    kind: row.kind,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
   };
 }

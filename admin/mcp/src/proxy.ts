@@ -13,7 +13,7 @@ import type { McpSessions } from './sessions.ts';
 import { passEvents } from './sse.ts';
 import { SseBridge, type SseBridges } from './sse-bridge.ts';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { mcpIntegrations, mcpServers } from './tables.ts';
+import { connectionSecretAt, mcpConnections, mcpIntegrations, mcpServers } from './tables.ts';
 import type { ToolCallOutcome } from './tool-log.ts';
 import { type Upstream, upstreamOf } from './upstream.ts';
 
@@ -110,7 +110,16 @@ export function proxyRoutes(ctx: McpContext, sessions: McpSessions, bridges: Sse
     await requireReader(req.principal, server.workspace_id, 'No such MCP server');
     const [integration] = await database.select(mcpIntegrations, { where: (c) => eq(c.id, server.mcp_integration_id), limit: 1 });
     if (!integration) throw Errors.notFound('The MCP server has no integration');
-    return { server, upstream: await upstreamOf(integration, workspaceId, ctx) };
+    let userValue: string | undefined;
+    if (integration.auth_type === 'user_token') {
+      const userId = req.caller.userId;
+      if (!userId) throw Errors.forbidden('This MCP server takes each user\'s own credential: call it with a workspace-user key');
+      const [connection] = await database.select(mcpConnections, { where: (c) => and(eq(c.mcp_server_id, server.id), eq(c.user_id, userId)), limit: 1 });
+      if (!connection)
+        throw Errors.forbidden(`This MCP server takes each user's own credential, and you have none: POST /v1/mcp-servers/${server.id}/connections first`);
+      userValue = ctx.box().open(connection.secret, connectionSecretAt(connection.id));
+    }
+    return { server, upstream: await upstreamOf(integration, workspaceId, ctx, userValue) };
   }
 
   /** The client's session, or a 404 (as MCP says: the client then starts a new one). */

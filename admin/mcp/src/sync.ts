@@ -46,14 +46,15 @@ export class McpSync {
   constructor(private readonly deps: SyncDeps) {}
 
   /** Reads the server's upstream now and stores the outcome; resolves to it (never rejects for an upstream failure). */
-  async syncServer(serverId: string): Promise<{ ok: true; metadata: McpMetadata } | { ok: false; error: string }> {
+  /** `userValue`: a user's own credential, for a server whose integration takes one per user (their connection). */
+  async syncServer(serverId: string, userValue?: string): Promise<{ ok: true; metadata: McpMetadata } | { ok: false; error: string }> {
     const { database } = this.deps;
     const [server] = await database.select(mcpServers, { where: (c) => eq(c.id, serverId), limit: 1, fresh: true });
     if (!server) return { ok: false, error: 'no such server' };
     const [integration] = await database.select(mcpIntegrations, { where: (c) => eq(c.id, server.mcp_integration_id), limit: 1, fresh: true });
     try {
       if (!integration) throw new Error('its MCP integration no longer exists');
-      const upstream = await upstreamOf(integration, server.workspace_id, this.deps);
+      const upstream = await upstreamOf(integration, server.workspace_id, this.deps, userValue);
       const metadata = await readMetadata(upstream, this.deps.guard, this.deps.settings.timeoutMs);
       await database.update(mcpServers, { metadata: metadata as unknown as JsonObject, sync_status: 'synced', sync_error: null, synced_at: Date.now() }, (c) => eq(c.id, serverId));
       return { ok: true, metadata };

@@ -7,7 +7,8 @@ export const ORGANISATION_SCOPE = 'organisation';
 export const MCP_TRANSPORTS = ['streamable-http', 'sse'] as const;
 export type McpTransport = (typeof MCP_TRANSPORTS)[number];
 
-export const MCP_AUTH_TYPES = ['none', 'header'] as const;
+/** `user_token`: each user enters their own value of `auth_header` (a connection, connections.ts). */
+export const MCP_AUTH_TYPES = ['none', 'header', 'user_token'] as const;
 export type McpAuthType = (typeof MCP_AUTH_TYPES)[number];
 
 export const SYNC_STATUSES = ['pending', 'synced', 'failed'] as const;
@@ -68,7 +69,30 @@ export const mcpServers = defineTable(
   { indexes: [{ columns: ['workspace_id', 'slug'], unique: true }, { columns: ['organisation_id'] }, { columns: ['mcp_integration_id'] }] },
 );
 
-export const mcpMigrations: Migration[] = [{ id: 'mcp/0001-integrations-and-servers', tables: [mcpIntegrations, mcpServers] }];
+/** A user's own credential for an MCP server whose integration takes one per user (auth type `user_token`). */
+export const mcpConnections = defineTable(
+  'mcp_connections',
+  {
+    id: col.id(),
+    organisation_id: col.ref(),
+    workspace_id: col.ref(),
+    mcp_server_id: col.ref(),
+    user_id: col.ref(),
+    kind: col.enum(['token'] as const),
+    /** The header value, sealed for this row. */
+    secret: col.text(),
+    created_at: col.timestamp().default(Date.now),
+    updated_at: col.timestamp().default(Date.now),
+  },
+  { indexes: [{ columns: ['mcp_server_id', 'user_id'], unique: true }, { columns: ['user_id'] }] },
+);
+
+export const mcpMigrations: Migration[] = [
+  { id: 'mcp/0001-integrations-and-servers', tables: [mcpIntegrations, mcpServers] },
+  { id: 'mcp/0002-user-connections', tables: [mcpConnections] },
+];
+
+export const connectionSecretAt = (id: string): SealedAt => ({ table: mcpConnections.name, id, field: 'secret' });
 
 /** Where an integration's header value is sealed: it opens only in its own row and column. */
 export const authSecretAt = (id: string): SealedAt => ({ table: mcpIntegrations.name, id, field: 'auth_secret' });

@@ -45,10 +45,14 @@ export interface UpstreamDeps {
   secrets: () => SecretResolver | undefined;
 }
 
-/** The upstream of `row` for a call acting in `workspaceId`: secrets resolved now (cached briefly by their plugin). */
-export async function upstreamOf(row: IntegrationRow, workspaceId: string, deps: UpstreamDeps): Promise<Upstream> {
+/**
+ * The upstream of `row` for a call acting in `workspaceId`: secrets resolved now (cached briefly by their plugin).
+ * `userValue`: a user's own header value (their connection), for an integration of auth type `user_token`.
+ */
+export async function upstreamOf(row: IntegrationRow, workspaceId: string, deps: UpstreamDeps, userValue?: string): Promise<Upstream> {
   const headers: Record<string, string> = {};
   if (row.auth_type === 'header' && row.auth_header && row.auth_secret) headers[row.auth_header] = deps.box().open(row.auth_secret, authSecretAt(row.id));
+  if (row.auth_type === 'user_token' && row.auth_header && userValue !== undefined) headers[row.auth_header] = userValue;
   const mappings = row.secret_mappings ?? [];
   if (mappings.length > 0) {
     const resolver = deps.secrets();

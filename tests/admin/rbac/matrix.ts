@@ -228,6 +228,10 @@ const TABLE: Record<string, string> = {
   'GET /mcp-servers/:mcpServerId':                                    ROLE_IN_A,
   'GET /mcp-servers/:mcpServerId/metadata':                           ROLE_IN_A,
   'POST /mcp-servers/:mcpServerId/sync':                              MANAGER_OF_A,
+  // Connections are users' own: keys without a user (organisation and workspace service keys) have none to make.
+  'GET /mcp-servers/:mcpServerId/connections':                        ROLE_IN_A,
+  'POST /mcp-servers/:mcpServerId/connections':                       'ok   ok   403  403  403  404  ok   ok   ok   404',
+  'DELETE /mcp-servers/:mcpServerId/connections':                     'ok   ok   ok   403  ok   404  ok   ok   ok   404', // member A's: by A, or by managers+
   'PUT /mcp-servers/:mcpServerId':                                    MANAGER_OF_A,
   'DELETE /mcp-servers/:mcpServerId':                                 MANAGER_OF_A,
   // The proxy acts in the caller's workspace: the server is A's.
@@ -357,6 +361,9 @@ const NOTES: Record<string, string> = {
   'GET /mcp-servers/:mcpServerId': 'an MCP server of a workspace where the caller has no role is as if absent',
   'GET /mcp-servers/:mcpServerId/metadata': 'an MCP server of a workspace where the caller has no role is as if absent',
   'POST /mcp-servers/:mcpServerId/sync': 'an MCP server of a workspace where the caller has no role is as if absent',
+  'GET /mcp-servers/:mcpServerId/connections': 'an MCP server of a workspace where the caller has no role is as if absent',
+  'POST /mcp-servers/:mcpServerId/connections': 'an MCP server of a workspace where the caller has no role is as if absent',
+  'DELETE /mcp-servers/:mcpServerId/connections': 'an MCP server of a workspace where the caller has no role is as if absent',
   'PUT /mcp-servers/:mcpServerId': 'an MCP server of a workspace where the caller has no role is as if absent',
   'DELETE /mcp-servers/:mcpServerId': 'an MCP server of a workspace where the caller has no role is as if absent',
   'POST /mcp/:slug': 'the slug names a server of the caller\'s workspace: B\'s keys and the organisation key (default workspace) have none',

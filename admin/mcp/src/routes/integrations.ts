@@ -22,6 +22,10 @@ const Transport = Type.Union([Type.Literal('streamable-http'), Type.Literal('sse
 const Auth = Type.Union([
   Type.Object({ type: Type.Literal('none') }, { additionalProperties: false }),
   Type.Object(
+    { type: Type.Literal('user_token'), header_name: Type.String({ minLength: 1, maxLength: 255, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" }) },
+    { additionalProperties: false },
+  ),
+  Type.Object(
     { type: Type.Literal('header'), header_name: Type.String({ minLength: 1, maxLength: 255, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" }), header_value: Type.String({ minLength: 1, maxLength: 8192 }) },
     { additionalProperties: false },
   ),
@@ -174,7 +178,7 @@ export function integrationRoutes(ctx: McpContext): AdminRoute[] {
             url: body.url,
             transport: body.transport ?? 'streamable-http',
             auth_type: auth.type,
-            auth_header: auth.type === 'header' ? auth.header_name : null,
+            auth_header: auth.type === 'none' ? null : auth.header_name,
             auth_secret: auth.type === 'header' ? ctx.box().seal(auth.header_value, authSecretAt(id)) : null,
             secret_mappings: body.secret_mappings ?? null,
             version: 1,
@@ -215,6 +219,7 @@ export function integrationRoutes(ctx: McpContext): AdminRoute[] {
       if (body.secret_mappings !== undefined) await checkMappings(row.organisation_id, row.workspace_id, body.secret_mappings);
       let authColumns: Partial<IntegrationRow> = {};
       if (body.auth?.type === 'none') authColumns = { auth_type: 'none', auth_header: null, auth_secret: null };
+      else if (body.auth?.type === 'user_token') authColumns = { auth_type: 'user_token', auth_header: body.auth.header_name, auth_secret: null };
       else if (body.auth?.type === 'header') {
         const keep = body.auth.header_value === MASK;
         if (keep && (row.auth_type !== 'header' || !row.auth_secret)) throw Errors.badRequest('auth.header_value: there is no stored value to keep; enter it', 'auth.header_value');
