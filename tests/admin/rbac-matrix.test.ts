@@ -7,22 +7,19 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { type EndpointKind, GATEWAY_CALL_SCOPES } from '@gateway/sdk';
 import { E2E_DIALECTS } from '../helpers/e2e-database.ts';
-import { createDataPlane, DATA_PLANE_CALLERS, DATA_PLANE_CALLS, DATA_PLANE_MATRIX, type DataPlane } from './rbac/data-plane.ts';
+import { ANTHROPIC_SHAPED_KINDS, createDataPlane, DATA_PLANE_CALLERS, DATA_PLANE_CALLS, DATA_PLANE_MATRIX, type DataPlane } from './rbac/data-plane.ts';
 import { fillPath } from './rbac/fixture.ts';
 import { FIXTURES } from './rbac/fixtures/index.ts';
 import { MATRIX, type MatrixRow, type Outcome, PUBLIC_ROUTES } from './rbac/matrix.ts';
 import { COLUMNS, PRINCIPALS } from './rbac/principals.ts';
 import { type Answer, createWorld, type World } from './rbac/world.ts';
 
-/** The kinds of route that answer errors in Anthropic's shape (docs/anthropic-messages.md, "Errors"). */
-const ANTHROPIC_SHAPED: ReadonlySet<EndpointKind> = new Set<EndpointKind>(['messages', 'countTokens']);
-
 function matches(expected: Outcome, answer: Answer, kind?: EndpointKind): boolean {
   if (expected === 'ok') return answer.status >= 200 && answer.status < 300;
   if (answer.status !== expected) return false;
   const error = answer.body?.error as Record<string, unknown> | undefined;
   // A refusal in Anthropic's shape on its routes, {type: 'error', error: {type: 'permission_error', message}}.
-  if (kind && ANTHROPIC_SHAPED.has(kind)) return answer.body?.type === 'error' && error?.type === 'permission_error' && typeof error.message === 'string';
+  if (kind && ANTHROPIC_SHAPED_KINDS.has(kind)) return answer.body?.type === 'error' && error?.type === 'permission_error' && typeof error.message === 'string';
   // Elsewhere in the INTERFACE.md error shape.
   return typeof error?.message === 'string' && typeof error.code === 'string' && typeof error.type === 'string';
 }

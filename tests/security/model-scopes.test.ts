@@ -10,14 +10,15 @@ import { apiKeyMigrations, apiKeys, hashSecret, SCOPE_CATALOGUE } from '@gateway
 import { createDatabase } from '@gateway/db';
 import { GATEWAY_CALL_SCOPES } from '@gateway/sdk';
 import type { Gateway } from '@gateway/server';
-import { DATA_PLANE_CALLS, type DataPlaneCall, dataPlaneRequest } from '../admin/rbac/data-plane.ts';
+import { ANTHROPIC_SHAPED_KINDS, DATA_PLANE_CALLS, type DataPlaneCall, dataPlaneRequest } from '../admin/rbac/data-plane.ts';
 import { createE2EDatabase, E2E_DIALECTS } from '../helpers/e2e-database.ts';
 import { startInProcessGateway, TEST_ADMIN_KEY } from '../helpers/in-process.ts';
 import { type OpenAIMock, startOpenAIMock } from '../mocks/openai-server.ts';
+import { type AnthropicTestServer, startAnthropicServer } from '../providers/anthropic/server.ts';
 
 const STORED_KEY = 'sk-stored-workspace-key-0123456789';
 
-type ErrorBody = { error: { message: string; type: string; code: string | null; param: string | null } };
+type ErrorBody = { type?: string; error: { message: string; type: string; code?: string | null; param?: string | null } };
 
 /** Every data-plane call, plus passthrough with the methods the matrix does not send (PUT, DELETE). */
 const ATTACKS: readonly DataPlaneCall[] = [
@@ -43,7 +44,10 @@ const NEEDED: Record<DataPlaneCall['kind'], string> = {
 interface Stack {
   gw: Gateway;
   mock: OpenAIMock;
-  provider: string;
+  /** Serves the Messages kinds natively (a translated count_tokens would be an estimate that reaches no provider). */
+  anthropic: AnthropicTestServer;
+  /** Forgets what both provider servers received. */
+  reset(): void;
   /** The secret of a key made with the bootstrap key, through the administration API. */
   key(type: 'workspace-service' | 'organisation-service', scopes: string[]): Promise<string>;
   /** The id of a key `key` made. */
@@ -68,6 +72,8 @@ for (const dialect of E2E_DIALECTS) {
       // The provider server answers only the stored key: a call that reaches it spends the workspace's credential.
       const mock = await startOpenAIMock({ apiKey: STORED_KEY });
       cleanups.push(() => mock.stop());
+      const anthropic = startAnthropicServer({ apiKey: STORED_KEY });
+      cleanups.push(async () => anthropic.stop());
       const gw = await startInProcessGateway({ DATABASE_URL: db.url, API_KEY_SCHEDULER_INTERVAL_MS: '0' });
       cleanups.push(() => gw.close());
       const admin = async (method: string, path: string, body?: unknown) => {
@@ -92,12 +98,24 @@ for (const dialect of E2E_DIALECTS) {
         configurations: { custom_host: mock.url },
         workspaces: [{ id: workspace, enabled: true }],
       });
+      await admin('POST', '/integrations', {
+        name: 'Team Anthropic',
+        slug: 'team-anthropic',
+        ai_provider_id: 'anthropic',
+        key: STORED_KEY,
+        configurations: { custom_host: anthropic.baseUrl },
+        workspaces: [{ id: workspace, enabled: true }],
+      });
       const ids = new Map<string, string>();
       stack = {
         gw,
         mock,
+        anthropic,
         admin,
-        provider: '@team-openai',
+        reset() {
+          mock.reset();
+          anthropic.requests.length = 0;
+        },
         async key(type, scopes) {
           const made = await admin('POST', '/api-keys', { name: `attacker ${scopes.join(' ')}`, type, ...(type === 'workspace-service' ? { workspace_id: workspace } : {}), scopes });
           ids.set(String(made.key), String(made.id));
@@ -105,7 +123,7 @@ for (const dialect of E2E_DIALECTS) {
         },
         idOf: (secret) => ids.get(secret) ?? '',
         async send(call, key) {
-          const response = await gw.handle(dataPlaneRequest(call, key, '@team-openai'));
+          const response = await gw.handle(dataPlaneRequest(call, key, call.upstream === 'anthropic' ? '@team-anthropic' : '@team-openai'));
           const text = await response.text();
           return { status: response.status, body: (text ? JSON.parse(text) : {}) as ErrorBody };
         },
@@ -116,21 +134,21 @@ for (const dialect of E2E_DIALECTS) {
       while (cleanups.length) await cleanups.pop()!().catch(() => {});
     });
 
-    /** Sends every attack with `key`; the answers that are not the 403 naming the call's scope, and what reached the provider. */
+    /**
+     * Sends every attack with `key`; the answers that are not the 403 naming the call's scope (in the INTERFACE.md
+     * shape, or Anthropic's on its routes), and what reached a provider server.
+     */
     async function attack(key: string, calls: readonly DataPlaneCall[]): Promise<{ notRefused: string[]; reachedProvider: string[] }> {
-      stack.mock.reset();
+      stack.reset();
       const notRefused: string[] = [];
       for (const call of calls) {
         const { status, body } = await stack.send(call, key);
-        const refused =
-          status === 403 &&
-          body.error?.type === 'permission_error' &&
-          body.error.code === 'forbidden' &&
-          body.error.param === null &&
-          body.error.message.includes(`needs the ${NEEDED[call.kind]} scope`);
+        const shaped = ANTHROPIC_SHAPED_KINDS.has(call.kind) ? body.type === 'error' : body.error?.code === 'forbidden' && body.error.param === null;
+        const refused = status === 403 && shaped && body.error?.type === 'permission_error' && body.error.message.includes(`needs the ${NEEDED[call.kind]} scope`);
         if (!refused) notRefused.push(`${call.key}: ${status} ${JSON.stringify(body).slice(0, 200)}`);
       }
-      return { notRefused, reachedProvider: stack.mock.requests.map((r) => `${r.method} ${r.path} (${r.headers.authorization})`) };
+      const reached = [...stack.mock.requests, ...stack.anthropic.requests];
+      return { notRefused, reachedProvider: reached.map((r) => `${r.method} ${r.path} (${r.headers.authorization ?? r.headers['x-api-key']})`) };
     }
 
     test('a key scoped only logs.read calls every data-plane route: each is 403 and the provider server receives nothing', async () => {
@@ -162,12 +180,15 @@ for (const dialect of E2E_DIALECTS) {
         // Organisation-service keys keep working as documented: with the scopes, in the organisation's first workspace.
         organisation: await stack.key('organisation-service', ['completions.write', 'embeddings.write', 'moderations.write', 'proxy.write']),
       };
+      const toAnthropic = DATA_PLANE_CALLS.filter((call) => call.upstream === 'anthropic');
       for (const [who, key] of Object.entries(keys)) {
-        stack.mock.reset();
+        stack.reset();
         const statuses = [];
         for (const call of DATA_PLANE_CALLS) statuses.push(`${who} ${call.key}: ${(await stack.send(call, key)).status}`);
         expect(statuses).toEqual(DATA_PLANE_CALLS.map((call) => `${who} ${call.key}: 200`));
-        expect(stack.mock.requests.map((r) => r.headers.authorization)).toEqual(DATA_PLANE_CALLS.map(() => `Bearer ${STORED_KEY}`));
+        // Each call reached its provider server once, with the stored key (as a bearer token, or Anthropic's x-api-key).
+        expect(stack.mock.requests.map((r) => r.headers.authorization)).toEqual(DATA_PLANE_CALLS.filter((call) => call.upstream !== 'anthropic').map(() => `Bearer ${STORED_KEY}`));
+        expect(stack.anthropic.requests.map((r) => r.headers['x-api-key'])).toEqual(toAnthropic.map(() => STORED_KEY));
       }
     });
 

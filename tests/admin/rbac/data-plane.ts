@@ -32,6 +32,9 @@ export interface DataPlaneCall {
 
 export type Upstream = 'openai' | 'anthropic';
 
+/** The kinds of route that answer errors in Anthropic's shape, `{type: 'error', error: {type, message}}` (docs/anthropic-messages.md). */
+export const ANTHROPIC_SHAPED_KINDS: ReadonlySet<EndpointKind> = new Set<EndpointKind>(['messages', 'countTokens']);
+
 const MESSAGES_BODY = () => ({ model: 'claude-haiku-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
 
 /** One call of every kind, and passthrough with each method. */
