@@ -12,6 +12,7 @@ import { integrationScopes, requireIntegrationAccess } from '../access.ts';
 import { type AgentsContext, BY_FIELD } from '../context.ts';
 import { type IntegrationRow, presentIntegration } from '../present.ts';
 import { agentIntegrationSkills, agentIntegrations, agentIntegrationWorkspaces, agentServers, authSecretAt, ORGANISATION_SCOPE } from '../tables.ts';
+import { replaceChildren } from '../replace-children.ts';
 import { Auth, checkHttpUrl, Description, Id, Name, Slug, Url } from '../validation.ts';
 
 const NOT_FOUND = 'No such agent integration';
@@ -274,11 +275,16 @@ export function integrationRoutes(ctx: AgentsContext): AdminRoute[] {
       const org = req.caller.organisationId;
       const ids = await Promise.all(body.workspace_ids.map(async (w, i) => (await findWorkspace(database, org, w, { fresh: true, param: `workspace_ids[${i}]` })).id));
       const before = await workspacesOf(row.id);
-      await database.transaction(async (tx) => {
-        await tx.delete(agentIntegrationWorkspaces, (c) => eq(c.agent_integration_id, row.id));
-        for (const workspaceId of new Set(ids))
-          await tx.insert(agentIntegrationWorkspaces, { id: crypto.randomUUID(), organisation_id: org, agent_integration_id: row.id, workspace_id: workspaceId, created_at: Date.now() });
-      });
+      const current = await database.select(agentIntegrationWorkspaces, { where: (c) => eq(c.agent_integration_id, row.id), fresh: true });
+      await replaceChildren(
+        database,
+        current,
+        [...new Set(ids)],
+        (r, w) => r.workspace_id === w,
+        (tx, gone) => tx.delete(agentIntegrationWorkspaces, (c) => inArray(c.id, gone)),
+        (tx, workspaceId) =>
+          tx.insert(agentIntegrationWorkspaces, { id: crypto.randomUUID(), organisation_id: org, agent_integration_id: row.id, workspace_id: workspaceId, created_at: Date.now() }),
+      );
       const after = await workspacesOf(row.id);
       req.audit = { resource: 'agent_integration', resourceId: row.id, action: 'update_workspaces', before: { workspace_ids: before }, after: { workspace_ids: after } };
       return json({ object: 'agent_integration_workspaces', agent_integration_id: row.id, workspace_ids: after });
@@ -317,19 +323,24 @@ export function integrationRoutes(ctx: AgentsContext): AdminRoute[] {
         seen.add(s.id);
       });
       const before = await skillsOf(row.id);
-      await database.transaction(async (tx) => {
-        await tx.delete(agentIntegrationSkills, (c) => eq(c.agent_integration_id, row.id));
-        for (const s of body.skills)
-          await tx.insert(agentIntegrationSkills, {
+      const current = await database.select(agentIntegrationSkills, { where: (c) => eq(c.agent_integration_id, row.id), fresh: true });
+      await replaceChildren(
+        database,
+        current,
+        body.skills,
+        (r, w) => r.skill_id === w.id && r.name === w.name && r.description === (w.description ?? null),
+        (tx, gone) => tx.delete(agentIntegrationSkills, (c) => inArray(c.id, gone)),
+        (tx, skill) =>
+          tx.insert(agentIntegrationSkills, {
             id: crypto.randomUUID(),
             organisation_id: row.organisation_id,
             agent_integration_id: row.id,
-            skill_id: s.id,
-            name: s.name,
-            description: s.description ?? null,
+            skill_id: skill.id,
+            name: skill.name,
+            description: skill.description ?? null,
             created_at: Date.now(),
-          });
-      });
+          }),
+      );
       const after = await skillsOf(row.id);
       req.audit = { resource: 'agent_integration', resourceId: row.id, action: 'update_skills', workspaceId: row.workspace_id ?? undefined, before: { skills: before }, after: { skills: after } };
       return json({ object: 'agent_integration_skills', agent_integration_id: row.id, data: after });

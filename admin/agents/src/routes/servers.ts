@@ -12,6 +12,7 @@ import { requireServerReader, requireServerWriter } from '../access.ts';
 import { type AgentsContext, BY_FIELD } from '../context.ts';
 import { type IntegrationRow, presentServer, type ServerRow } from '../present.ts';
 import { agentIntegrations, agentIntegrationWorkspaces, agentServerSkills, agentServers, agentServerUserAccess } from '../tables.ts';
+import { replaceChildren } from '../replace-children.ts';
 import { fetchAgentCard } from '../upstream.ts';
 import { Description, Id, Name, Slug } from '../validation.ts';
 
@@ -209,11 +210,15 @@ export function serverRoutes(ctx: AgentsContext): AdminRoute[] {
       const body = checkSkills(req.body);
       const row = await writable(req);
       const before = await serverSkillIds(database, row.id);
-      await database.transaction(async (tx) => {
-        await tx.delete(agentServerSkills, (c) => eq(c.agent_server_id, row.id));
-        for (const skill of body.skill_ids)
-          await tx.insert(agentServerSkills, { id: crypto.randomUUID(), organisation_id: row.organisation_id, agent_server_id: row.id, skill_id: skill, created_at: Date.now() });
-      });
+      const current = await database.select(agentServerSkills, { where: (c) => eq(c.agent_server_id, row.id), fresh: true });
+      await replaceChildren(
+        database,
+        current,
+        body.skill_ids,
+        (r, w) => r.skill_id === w,
+        (tx, gone) => tx.delete(agentServerSkills, (c) => inArray(c.id, gone)),
+        (tx, skill) => tx.insert(agentServerSkills, { id: crypto.randomUUID(), organisation_id: row.organisation_id, agent_server_id: row.id, skill_id: skill, created_at: Date.now() }),
+      );
       const after = await serverSkillIds(database, row.id);
       req.audit = { resource: 'agent_server', resourceId: row.id, action: 'update_skills', workspaceId: row.workspace_id, before: { skill_ids: before }, after: { skill_ids: after } };
       return json({ object: 'agent_server_skills', agent_server_id: row.id, skill_ids: after });
@@ -239,11 +244,15 @@ export function serverRoutes(ctx: AgentsContext): AdminRoute[] {
       const row = await writable(req);
       const users = await Promise.all(body.user_ids.map((u) => findUser(database, row.organisation_id, u, { fresh: true })));
       const before = await serverUserIds(database, row.id);
-      await database.transaction(async (tx) => {
-        await tx.delete(agentServerUserAccess, (c) => eq(c.agent_server_id, row.id));
-        for (const user of users)
-          await tx.insert(agentServerUserAccess, { id: crypto.randomUUID(), organisation_id: row.organisation_id, agent_server_id: row.id, user_id: user.id, created_at: Date.now() });
-      });
+      const current = await database.select(agentServerUserAccess, { where: (c) => eq(c.agent_server_id, row.id), fresh: true });
+      await replaceChildren(
+        database,
+        current,
+        users.map((u) => u.id),
+        (r, w) => r.user_id === w,
+        (tx, gone) => tx.delete(agentServerUserAccess, (c) => inArray(c.id, gone)),
+        (tx, userId) => tx.insert(agentServerUserAccess, { id: crypto.randomUUID(), organisation_id: row.organisation_id, agent_server_id: row.id, user_id: userId, created_at: Date.now() }),
+      );
       const after = await serverUserIds(database, row.id);
       req.audit = { resource: 'agent_server', resourceId: row.id, action: 'update_user_access', workspaceId: row.workspace_id, before: { user_ids: before }, after: { user_ids: after } };
       return json({ object: 'agent_server_user_access', agent_server_id: row.id, user_ids: after });
