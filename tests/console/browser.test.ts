@@ -140,6 +140,44 @@ describe.skipIf(skipReason !== null)(`web console in Chromium${skipReason ? ` (s
     await page.close();
   }, 60_000);
 
+  test('logs: filters (metadata, status, time) and older pages after the newest 50', async () => {
+    const call = (team: string) =>
+      fetch(`${origin}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': TEST_ADMIN_KEY, 'content-type': 'application/json', 'x-gateway-metadata': JSON.stringify({ team }) },
+        body: JSON.stringify({ model: '@console-openai/gpt-4o-mini', messages: [{ role: 'user', content: `paging ${team}` }] }),
+      }).then((r) => r.text());
+    for (let i = 0; i < 6; i++) await Promise.all(Array.from({ length: 10 }, () => call('paging')));
+    await call('other');
+    const page = await signedIn(TEST_ADMIN_KEY);
+    // The request log is written through a queue: the table is asked again until every call is in it.
+    await page.getByLabel('Metadata (JSON)').fill('{"team":"paging"}');
+    const filtered = `(() => { const rows = [...document.querySelectorAll('tbody tr')];
+      return rows.length === 50 && rows.every((r) => r.textContent.includes('team=paging')) && [...document.querySelectorAll('button')].some((b) => b.textContent === 'Older logs'); })()`;
+    for (let tries = 0; ; tries++) {
+      await page.getByRole('button', { name: 'Filter' }).click();
+      try {
+        await page.waitForFunction(filtered, undefined, { timeout: 1000 });
+        break;
+      } catch (error) {
+        if (tries > 20) throw new Error(`the 60 calls did not reach the request log: ${error}`);
+      }
+    }
+    await page.getByRole('button', { name: 'Older logs' }).click();
+    await page.waitForFunction(`document.querySelectorAll('tbody tr').length === 60`, undefined, WAIT);
+    expect(await page.getByRole('button', { name: 'Older logs' }).count()).toBe(0);
+
+    await page.getByLabel('Status').fill('500');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('No logs match.').waitFor(WAIT);
+    await page.getByLabel('Status').fill('');
+    await page.getByLabel('Metadata (JSON)').fill('{"team":"other"}');
+    await page.getByLabel('Since').selectOption('last hour');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForFunction(`(() => { const rows = document.querySelectorAll('tbody tr'); return rows.length === 1 && rows[0].textContent.includes('team=other'); })()`, undefined, WAIT);
+    await page.close();
+  }, 60_000);
+
   test('API keys: create one (its secret shown once, and working), rotate it (the old secret still works in its transition)', async () => {
     const page = await signedIn(TEST_ADMIN_KEY);
     await page.getByRole('link', { name: 'API keys' }).click();

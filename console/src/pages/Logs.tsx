@@ -39,7 +39,13 @@ const FILTERS = [
   { name: 'model', label: 'Model', placeholder: 'gpt-4o-mini' },
   { name: 'api_key_id', label: 'API key id', placeholder: 'uuid' },
   { name: 'trace_id', label: 'Trace id', placeholder: 'trace id' },
+  { name: 'metadata', label: 'Metadata (JSON)', placeholder: '{"team":"red"}' },
+  { name: 'latency_min', label: 'Latency from (ms)', placeholder: '1000' },
+  { name: 'cost_min', label: 'Cost from (cents)', placeholder: '0.5' },
 ] as const;
+
+/** The time filter: `time_of_generation_min` this far back. */
+const SINCE: Record<string, number | null> = { 'any time': null, 'last hour': 3_600_000, 'last 24 hours': 86_400_000, 'last 7 days': 7 * 86_400_000 };
 
 export function Logs({ sub }: { self: Self; sub: string }) {
   return sub ? <LogDetail id={sub} /> : <LogList />;
@@ -49,21 +55,36 @@ function LogList() {
   const [filters, setFilters] = useState<Record<string, string>>({});
   const [applied, setApplied] = useState<Record<string, string>>({});
   const [logs, setLogs] = useState<Log[] | null>(null);
+  const [next, setNext] = useState<string | null>(null);
+  const [since, setSince] = useState('any time');
   const [error, setError] = useState<string | null>(null);
   const [live, setLive] = useState(false);
   const [tick, setTick] = useState(0);
 
+  const query = (cursor?: string) => {
+    const q = new URLSearchParams({ limit: '50' });
+    for (const [k, v] of Object.entries(applied)) if (v.trim()) q.set(k, v.trim());
+    const back = SINCE[since];
+    if (back) q.set('time_of_generation_min', new Date(Date.now() - back).toISOString());
+    if (cursor) q.set('cursor', cursor);
+    return `/logs?${q}`;
+  };
+
   useEffect(() => {
-    const query = new URLSearchParams({ limit: '50' });
-    for (const [k, v] of Object.entries(applied)) if (v.trim()) query.set(k, v.trim());
     let gone = false;
-    api<Page<Log>>('GET', `/logs?${query}`)
-      .then((page) => !gone && (setLogs(page.data), setError(null)))
+    api<Page<Log>>('GET', query())
+      .then((page) => !gone && (setLogs(page.data), setNext(page.next_cursor ?? null), setError(null)))
       .catch((e) => !gone && setError(e instanceof ApiError ? e.message : String(e)));
     return () => {
       gone = true;
     };
-  }, [applied, tick]);
+  }, [applied, since, tick]);
+
+  // Older rows, after the last one shown (the list's cursor).
+  const more = () =>
+    api<Page<Log>>('GET', query(next ?? undefined))
+      .then((page) => (setLogs((shown) => [...(shown ?? []), ...page.data]), setNext(page.next_cursor ?? null)))
+      .catch((e) => setError(e instanceof ApiError ? e.message : String(e)));
 
   // Live: the newest page again every 5 seconds while the box is ticked.
   useEffect(() => {
@@ -88,6 +109,14 @@ function LogList() {
             <input name={f.name} placeholder={f.placeholder} value={filters[f.name] ?? ''} onInput={(e) => setFilters({ ...filters, [f.name]: e.currentTarget.value })} />
           </label>
         ))}
+        <label>
+          Since
+          <select value={since} onChange={(e) => setSince(e.currentTarget.value)}>
+            {Object.keys(SINCE).map((k) => (
+              <option key={k}>{k}</option>
+            ))}
+          </select>
+        </label>
         <button type="submit">Filter</button>
         <button type="button" onClick={() => setTick((t) => t + 1)}>
           Refresh
@@ -148,6 +177,11 @@ function LogList() {
               ))}
             </tbody>
           </table>
+          {next && (
+            <button type="button" onClick={more}>
+              Older logs
+            </button>
+          )}
         </div>
       )}
     </section>
