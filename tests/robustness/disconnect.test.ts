@@ -103,7 +103,7 @@ let upstream: Upstream;
 beforeAll(async () => {
   upstream = startSlowUpstream();
   gw = await startRobustGateway({});
-});
+}, 30_000); // a hang guard: a gateway process can take over bun's 5 s default to start on a loaded CI machine
 afterAll(async () => {
   await gw?.stop();
   upstream?.stop();

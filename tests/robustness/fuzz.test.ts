@@ -213,7 +213,7 @@ let gw: RobustGateway;
 beforeAll(async () => {
   mock = await startOpenAIMock({ apiKey: null, strictParams: false });
   gw = await startRobustGateway({ MAX_REQUEST_BODY_BYTES: String(LIMIT) });
-});
+}, 30_000); // a hang guard: a gateway process can take over bun's 5 s default to start on a loaded CI machine
 afterAll(async () => {
   await gw?.stop();
   await mock?.stop();

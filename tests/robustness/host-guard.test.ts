@@ -271,7 +271,7 @@ describe('real server with TRUSTED_CUSTOM_HOSTS excluding 127.0.0.1', () => {
   beforeAll(async () => {
     mock = await startOpenAIMock({ apiKey: null, strictParams: false });
     gw = await startRobustGateway({ TRUSTED_CUSTOM_HOSTS: 'trusted.invalid' });
-  });
+  }, 30_000); // a hang guard: a gateway process can take over bun's 5 s default to start on a loaded CI machine
   afterAll(async () => {
     await gw?.stop();
     await mock?.stop();
