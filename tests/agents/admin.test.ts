@@ -1,7 +1,8 @@
 /**
  * The agent integrations' and servers' own rules, beyond who may call them (tests/admin/rbac): the credential kept
  * on a masked PUT and required again when the URL changes, the scope of the integration's level, workspace access,
- * DELETE refused while servers use an integration, and the request-log row of a call whose upstream fails.
+ * DELETE refused while servers use an integration, and the request-log rows of a call whose upstream fails and of a
+ * stream the client leaves.
  */
 import { describe, expect, test } from 'bun:test';
 import { RequestLogServices } from '@gateway/plugin-request-log';
@@ -88,6 +89,31 @@ for (const dialect of E2E_DIALECTS) {
         [401, 'a2a_failed'],
         [200, 'a2a_rpc_error'],
       ]);
+    });
+
+    test('a client that leaves mid-stream: the row is written then, failed, saying the client went away', async () => {
+      const s = get();
+      const made = await s.admin<View>('POST', '/agent-integrations', { name: 'Left', workspace_id: s.defaultWorkspace, url: s.upstream.url, auth: HEADER });
+      const server = await s.admin<View>('POST', '/agent-servers', { name: 'Left', agent_integration_id: made.body.id });
+      const id = String(server.body.id);
+      const message = { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'gate x y' }] };
+      const res = await s.fetchWith(s.keys.service)(a2aPath(id), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'message/stream', params: { message } }),
+      });
+      expect(res.headers.get('content-type')).toStartWith('text/event-stream');
+      const reader = res.body?.getReader();
+      if (!reader) throw new Error('no body');
+      // The task event arrives while the upstream still holds the first word.
+      const first = new TextDecoder().decode((await reader.read()).value);
+      expect(first).toContain('"kind":"task"');
+      await reader.cancel();
+      s.upstream.release();
+      s.upstream.release();
+      await s.gw.service(RequestLogServices.queue).flush();
+      const rows = await s.db.query(`SELECT error_code, error_message, metadata FROM request_logs WHERE path = '/agent-servers/${id}/a2a'`);
+      expect(rows.map((r) => [r.error_code, r.error_message])).toEqual([['a2a_failed', 'the client went away']]);
     });
   });
 }
