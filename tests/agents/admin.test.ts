@@ -81,13 +81,19 @@ for (const dialect of E2E_DIALECTS) {
         s.fetchWith(s.keys.service)(a2aPath(id), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: { id: 'missing' } }) });
       expect((await call('tasks/get')).status).toBe(401);
       await s.admin('PUT', `/agent-integrations/${made.body.id}`, { auth: HEADER });
-      const missing = await call('tasks/get');
+      const trace = `trace-${crypto.randomUUID()}`;
+      const missing = await s.fetchWith(s.keys.service)(a2aPath(id), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-gateway-trace-id': trace, 'x-gateway-span-name': 'lookup' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tasks/get', params: { id: 'missing' } }),
+      });
+      expect(missing.headers.get('x-gateway-trace-id')).toBe(trace);
       expect(await missing.json()).toMatchObject({ jsonrpc: '2.0', id: 7, error: {} });
       await s.gw.service(RequestLogServices.queue).flush();
-      const rows = await s.db.query(`SELECT status, error_code FROM request_logs WHERE path = '/agent-servers/${id}/a2a' ORDER BY created_at`);
-      expect(rows.map((r) => [Number(r.status), r.error_code])).toEqual([
-        [401, 'a2a_failed'],
-        [200, 'a2a_rpc_error'],
+      const rows = await s.db.query(`SELECT status, error_code, trace_id, span_name FROM request_logs WHERE path = '/agent-servers/${id}/a2a' ORDER BY status`);
+      expect(rows.map((r) => [Number(r.status), r.error_code, r.trace_id === trace, r.span_name])).toEqual([
+        [200, 'a2a_rpc_error', true, 'lookup'],
+        [401, 'a2a_failed', false, 'a2a tasks/get'],
       ]);
     });
 

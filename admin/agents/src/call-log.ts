@@ -27,6 +27,10 @@ export interface AgentCallRecord {
   latencyMs: number;
   upstreamLatencyMs: number | null;
   traceId: string;
+  /** The client's `x-gateway-span-id`, `x-gateway-parent-span-id` and `x-gateway-span-name`, as for model calls. */
+  spanId: string | null;
+  parentSpanId: string | null;
+  spanName: string | null;
 }
 
 export interface LogSink {
@@ -45,7 +49,9 @@ export class AgentCallLog {
     if (call.events !== null) metadata.a2a_events = String(call.events);
     sink.enqueue({
       traceId: call.traceId,
-      spanName: `a2a ${call.method}`.slice(0, 255),
+      spanId: call.spanId,
+      parentSpanId: call.parentSpanId,
+      spanName: (call.spanName ?? `a2a ${call.method}`).slice(0, 255),
       organisationId: call.caller.organisationId,
       workspaceId: call.caller.workspaceId,
       apiKeyId: call.caller.apiKeyId,

@@ -58,7 +58,10 @@ export function invokeRoutes(ctx: AgentsContext): AdminRoute[] {
       const integration = await usableIntegration(database, server.organisation_id, server.agent_integration_id, server.workspace_id);
       if (!integration) throw Errors.notFound('The agent server\'s integration is gone or no longer open to its workspace');
       const request = JSON.stringify(body);
-      const traceId = crypto.randomUUID();
+      // The client's trace headers, as model calls take them (capped to the log's columns).
+      const header = (name: string, max: number) => req.headers.get(name)?.slice(0, max) || null;
+      const traceId = header('x-gateway-trace-id', 128) ?? crypto.randomUUID();
+      const span = { spanId: header('x-gateway-span-id', 128), parentSpanId: header('x-gateway-parent-span-id', 128), spanName: header('x-gateway-span-name', 255) };
       let upstreamLatencyMs: number | null = null;
       const log = (status: number, response: string | null, seen: TaskSeen, events: number | null, error: string | null, rpcFailed: boolean) =>
         ctx.callLog.record({
@@ -77,6 +80,7 @@ export function invokeRoutes(ctx: AgentsContext): AdminRoute[] {
           latencyMs: performance.now() - started,
           upstreamLatencyMs,
           traceId,
+          ...span,
         });
 
       const headers: Record<string, string> = {
