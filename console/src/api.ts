@@ -61,6 +61,8 @@ export interface Self {
   scopes: string[];
   organisation_role: string | null;
   workspace_role: string | null;
+  /** Signed in by an SSO session cookie, not a key (set by the console). */
+  session?: boolean;
 }
 
 export interface Page<T> {

@@ -1,6 +1,6 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, can, type Self, setKey } from './api.ts';
+import { api, ApiError, call, can, type Self, setKey } from './api.ts';
 import { BASE, currentPath, navigate } from './nav.ts';
 import { Analytics } from './pages/Analytics.tsx';
 import { ApiKeys } from './pages/ApiKeys.tsx';
@@ -28,6 +28,15 @@ const PAGES = [
 
 function App() {
   const [self, setSelf] = useState<Self | null>(null);
+  const [checked, setChecked] = useState(false);
+  // Signed in with SSO already? The session is an HTTP-only cookie (docs/admin/sso.md) the page cannot read: asking
+  // who we are without a key tells. A 401 just shows the sign-in page.
+  useEffect(() => {
+    api<Self>('GET', '/api-keys/self')
+      .then((s) => setSelf({ ...s, session: true }))
+      .catch(() => undefined)
+      .finally(() => setChecked(true));
+  }, []);
   const signIn = async (key: string): Promise<string | null> => {
     setKey(key);
     try {
@@ -39,11 +48,14 @@ function App() {
       return error instanceof ApiError ? error.message : String(error);
     }
   };
+  if (!checked) return null;
   if (!self) return <SignIn onSignIn={signIn} />;
   return (
     <Shell
       self={self}
-      onSignOut={() => {
+      onSignOut={async () => {
+        // A session ends at the gateway (the cookie is cleared by its answer); a key is only forgotten.
+        if (self.session) await call('POST', '/sso/logout').catch(() => undefined);
         setKey(null);
         setSelf(null);
       }}
@@ -84,7 +96,7 @@ function Shell({ self, onSignOut }: { self: Self; onSignOut: () => void }) {
           ))}
         </nav>
         <span class="who" title={self.scopes.join(', ')}>
-          {self.name ?? "signed in"} · {self.type}
+          {self.session ? 'SSO session' : (self.name ?? 'signed in')} · {self.type}
           {self.workspace_role ? ` · ${self.workspace_role}` : ''}
         </span>
         <button type="button" onClick={onSignOut}>

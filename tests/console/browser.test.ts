@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { SessionStore } from '@gateway/admin-sso';
 import { Services } from '@gateway/sdk';
 import type { Gateway } from '@gateway/server';
 import type { Server } from 'bun';
@@ -29,6 +30,8 @@ describe.skipIf(skipReason !== null)(`web console in Chromium${skipReason ? ` (s
   let openai: OpenAIMock;
   let browser: Browser;
   let memberKey: string;
+  let memberId: string;
+  let organisationId: string;
 
   const admin = async (method: string, path: string, body?: unknown) => {
     const r = await fetch(`${origin}/v1${path}`, {
@@ -45,7 +48,7 @@ describe.skipIf(skipReason !== null)(`web console in Chromium${skipReason ? ` (s
     const page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
     await page.goto(`${origin}/console/`);
     await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('navigation', { name: 'Pages' }).waitFor(WAIT);
     return page;
   }
@@ -81,6 +84,8 @@ describe.skipIf(skipReason !== null)(`web console in Chromium${skipReason ? ` (s
       name: 'member console', type: 'workspace-user', workspace_id: self.workspace_id, user_id: member, scopes: ['logs.read', 'completions.write'],
     });
     memberKey = String(made.key);
+    memberId = member;
+    organisationId = self.organisation_id;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   }, 60_000);
 
@@ -95,11 +100,11 @@ describe.skipIf(skipReason !== null)(`web console in Chromium${skipReason ? ` (s
     const page = await browser.newPage();
     await page.goto(`${origin}/console/logs`);
     await page.getByLabel('API key').fill('gw-not-a-key-at-all');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await expect(page.getByRole('alert').textContent(WAIT)).resolves.toBeTruthy();
-    await shot(page, 'sign-in');
+    await shot(page, 'sign-in-refused');
     await page.getByLabel('API key').fill(TEST_ADMIN_KEY);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Logs' }).waitFor(WAIT);
     // Evaluated in the page (a string: this file is not compiled against the DOM).
     const stored = await page.evaluate<string>('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie');
@@ -152,19 +157,24 @@ describe.skipIf(skipReason !== null)(`web console in Chromium${skipReason ? ` (s
     const page = await signedIn(TEST_ADMIN_KEY);
     // The request log is written through a queue: the table is asked again until every call is in it.
     await page.getByLabel('Metadata (JSON)').fill('{"team":"paging"}');
-    const filtered = `(() => { const rows = [...document.querySelectorAll('tbody tr')];
-      return rows.length === 50 && rows.every((r) => r.textContent.includes('team=paging')) && [...document.querySelectorAll('button')].some((b) => b.textContent === 'Older logs'); })()`;
+    // Functions run in the page (serialized: no closure), not strings: the console's content security policy forbids
+    // the eval that string predicates need.
+    const filtered = (): boolean => {
+      const rows = [...(globalThis as any).document.querySelectorAll('tbody tr')] as { textContent: string }[];
+      const buttons = [...(globalThis as any).document.querySelectorAll('button')] as { textContent: string }[];
+      return rows.length === 50 && rows.every((r) => r.textContent.includes('team=paging')) && buttons.some((b) => b.textContent === 'Older logs');
+    };
     for (let tries = 0; ; tries++) {
       await page.getByRole('button', { name: 'Filter' }).click();
       try {
-        await page.waitForFunction(filtered, undefined, { timeout: 1000 });
+        await page.waitForFunction(filtered, undefined, { timeout: 1000, polling: 100 });
         break;
       } catch (error) {
         if (tries > 20) throw new Error(`the 60 calls did not reach the request log: ${error}`);
       }
     }
     await page.getByRole('button', { name: 'Older logs' }).click();
-    await page.waitForFunction(`document.querySelectorAll('tbody tr').length === 60`, undefined, WAIT);
+    await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('tbody tr').length === 60, undefined, { ...WAIT, polling: 100 });
     expect(await page.getByRole('button', { name: 'Older logs' }).count()).toBe(0);
 
     await page.getByLabel('Status').fill('500');
@@ -174,7 +184,14 @@ describe.skipIf(skipReason !== null)(`web console in Chromium${skipReason ? ` (s
     await page.getByLabel('Metadata (JSON)').fill('{"team":"other"}');
     await page.getByLabel('Since').selectOption('last hour');
     await page.getByRole('button', { name: 'Filter' }).click();
-    await page.waitForFunction(`(() => { const rows = document.querySelectorAll('tbody tr'); return rows.length === 1 && rows[0].textContent.includes('team=other'); })()`, undefined, WAIT);
+    await page.waitForFunction(
+      () => {
+        const rows = (globalThis as any).document.querySelectorAll('tbody tr') as { length: number; 0?: { textContent: string } };
+        return rows.length === 1 && rows[0]!.textContent.includes('team=other');
+      },
+      undefined,
+      { ...WAIT, polling: 100 },
+    );
     await page.close();
   }, 60_000);
 
@@ -200,7 +217,7 @@ describe.skipIf(skipReason !== null)(`web console in Chromium${skipReason ? ` (s
     expect((await selfOf(first)).status).toBe(200);
     // The row shows when the old secret stops working.
     const rowOf = page.locator(`tr[data-key-id="${made.id}"]`);
-    await page.waitForFunction(`document.querySelector('tr[data-key-id="${made.id}"] td:nth-child(8)')?.textContent !== '—'`, undefined, WAIT);
+    await page.waitForFunction((id) => (globalThis as any).document.querySelector(`tr[data-key-id="${id}"] td:nth-child(8)`)?.textContent !== '—', made.id, { ...WAIT, polling: 100 });
     await shot(page, 'api-keys');
 
     await page.getByRole('button', { name: 'Revoke browser key' }).click();
@@ -291,6 +308,29 @@ describe.skipIf(skipReason !== null)(`web console in Chromium${skipReason ? ` (s
     await page.close();
   }, 60_000);
 
+  test('SSO: a session cookie signs in without a key; signing out ends the session; the SSO form starts the gateway flow', async () => {
+    const { secret } = await new SessionStore(gateway.service(Services.database), () => undefined).create(organisationId, memberId);
+    const context = await browser.newContext({ viewport: { width: 1366, height: 800 } });
+    await context.addCookies([{ name: 'gw_session', value: secret, url: origin, httpOnly: true }]);
+    const page = await context.newPage();
+    await page.goto(`${origin}/console/`);
+    await page.getByRole('navigation', { name: 'Pages' }).waitFor(WAIT);
+    expect(await page.locator('.who').textContent()).toContain('SSO session');
+    await page.getByRole('heading', { name: 'Logs' }).waitFor(WAIT);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor(WAIT);
+    expect((await fetch(`${origin}/v1/api-keys/self`, { headers: { cookie: `gw_session=${secret}` } })).status).toBe(401);
+    await page.reload();
+    await page.getByLabel('API key').waitFor(WAIT);
+    await shot(page, 'sign-in');
+
+    const login = page.waitForRequest((request) => request.url().includes('/v1/sso/login'));
+    await page.getByLabel('Work e-mail').fill('ada@example.test');
+    await page.getByRole('button', { name: 'Sign in with SSO' }).click();
+    expect(new URL((await login).url()).searchParams.get('email')).toBe('ada@example.test');
+    await context.close();
+  }, 60_000);
+
   test('a member (logs.read and completions.write) sees Logs and Playground only, and the console never asks for the rest', async () => {
     const asked: string[] = [];
     const page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
@@ -299,7 +339,7 @@ describe.skipIf(skipReason !== null)(`web console in Chromium${skipReason ? ` (s
     });
     await page.goto(`${origin}/console/api-keys`);
     await page.getByLabel('API key').fill(memberKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     const nav = page.getByRole('navigation', { name: 'Pages' });
     await nav.waitFor(WAIT);
     expect(await nav.getByRole('link').allTextContents()).toEqual(['Logs', 'Playground']);

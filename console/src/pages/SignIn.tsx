@@ -4,6 +4,7 @@ export function SignIn({ onSignIn }: { onSignIn: (key: string) => Promise<string
   const [key, setKey] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [email, setEmail] = useState('');
   return (
     <main class="signin">
       <h1>Gateway console</h1>
@@ -25,6 +26,22 @@ export function SignIn({ onSignIn }: { onSignIn: (key: string) => Promise<string
         )}
         <button type="submit" disabled={busy || !key.trim()}>
           Sign in
+        </button>
+      </form>
+      <form
+        class="sso"
+        aria-label="Sign in with SSO"
+        onSubmit={(e) => {
+          e.preventDefault();
+          // The gateway's SSO flow (docs/admin/sso.md); with SSO_AFTER_LOGIN_URL=/console/ it comes back here signed in.
+          location.assign(`/v1/sso/login?email=${encodeURIComponent(email.trim())}`);
+        }}
+      >
+        <h2>Single sign-on</h2>
+        <label for="sso-email">Work e-mail</label>
+        <input id="sso-email" type="email" autocomplete="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        <button type="submit" disabled={!email.trim()}>
+          Sign in with SSO
         </button>
       </form>
     </main>
