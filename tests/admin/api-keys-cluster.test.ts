@@ -1,6 +1,6 @@
 // Two gateways sharing a database and Redis (SQLite file and MariaDB): a key changed through one is seen by the other
-// well within a second, although the other had it cached (the change is announced on Redis and every verifier
-// listens).
+// at once (well within a second when the machine is idle), although the other had it cached (the change is announced
+// on Redis and every verifier listens).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { DIALECTS, useTestDatabase } from '@gateway/db/testing';
 import { type Json, type KeysGateway, startKeysGateway } from './api-keys-support.ts';
@@ -12,9 +12,16 @@ interface Key extends Json {
   key?: string;
 }
 
-/** Polls `status` until it gives `want` or a second has passed; resolves to the last status. */
-async function within1s(status: () => Promise<number>, want: number): Promise<number> {
-  const deadline = Date.now() + 1_000;
+/**
+ * How long the other gateway may take to follow. Not a speed requirement but the proof that the announcement did it:
+ * without it a cached entry goes stale only after the verifier's TTL (5 s for a refused key, 60 s for an accepted
+ * one), so the bound stays below 5 s while leaving a loaded 2-core CI machine room (1 s timed out there).
+ */
+const FOLLOW_MS = 3_000;
+
+/** Polls `status` until it gives `want` or FOLLOW_MS have passed; resolves to the last status. */
+async function followed(status: () => Promise<number>, want: number): Promise<number> {
+  const deadline = Date.now() + FOLLOW_MS;
   let last = await status();
   while (last !== want && Date.now() < deadline) {
     await Bun.sleep(10);
@@ -41,7 +48,7 @@ for (const dialect of DIALECTS) {
 
     const readOn = (g: KeysGateway, id: string, secret: string) => async () => (await g.call('GET', `/api-keys/${id}`, undefined, secret)).status;
 
-    test('revoked, re-activated, narrowed and deleted on one gateway: the other follows within a second', async () => {
+    test('revoked, re-activated, narrowed and deleted on one gateway: the other follows before its cache would expire', async () => {
       const made = await a.call<Key>('POST', '/api-keys', { name: 'shared', type: 'organisation-service', scopes: ['api_keys.read'] });
       const secret = made.body.key ?? '';
       const onB = readOn(b, made.body.id, secret);
@@ -49,14 +56,14 @@ for (const dialect of DIALECTS) {
       expect(await onB()).toBe(200);
 
       expect((await a.call('PUT', `/api-keys/${made.body.id}`, { status: 'revoked' })).status).toBe(200);
-      expect(await within1s(onB, 401)).toBe(401);
+      expect(await followed(onB, 401)).toBe(401);
       expect((await a.call('PUT', `/api-keys/${made.body.id}`, { status: 'active' })).status).toBe(200);
-      expect(await within1s(onB, 200)).toBe(200);
+      expect(await followed(onB, 200)).toBe(200);
       // Scopes are part of what is cached: without api_keys.read the route refuses (403), the key still authenticates.
       expect((await a.call('PUT', `/api-keys/${made.body.id}`, { scopes: ['logs.read'] })).status).toBe(200);
-      expect(await within1s(onB, 403)).toBe(403);
+      expect(await followed(onB, 403)).toBe(403);
       expect((await a.call('DELETE', `/api-keys/${made.body.id}`)).status).toBe(204);
-      expect(await within1s(onB, 401)).toBe(401);
+      expect(await followed(onB, 401)).toBe(401);
     });
 
     test('rotated on one gateway: the other accepts both secrets in the transition and the new one at once', async () => {
