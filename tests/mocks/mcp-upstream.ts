@@ -55,7 +55,8 @@ function buildServer(): McpServer {
   return server;
 }
 
-export async function startMcpUpstream(token: string): Promise<McpUpstream> {
+/** `authorizationServer`: the upstream names it in its protected-resource metadata (RFC 9728), for OAuth tests. */
+export async function startMcpUpstream(token: string, options: { authorizationServer?: string } = {}): Promise<McpUpstream> {
   const transports = new Map<string, WebStandardStreamableHTTPServerTransport>();
   const seenAuthorization: (string | null)[] = [];
   const sessions: string[] = [];
@@ -64,6 +65,9 @@ export async function startMcpUpstream(token: string): Promise<McpUpstream> {
     port: 0,
     idleTimeout: 60,
     async fetch(request) {
+      const path = new URL(request.url).pathname;
+      if (options.authorizationServer && path.startsWith('/.well-known/oauth-protected-resource'))
+        return Response.json({ resource: `${new URL(request.url).origin}/mcp`, authorization_servers: [options.authorizationServer] });
       seenAuthorization.push(request.headers.get('authorization'));
       if (request.headers.get('authorization') !== `Bearer ${token}`) return new Response('unauthorised', { status: 401 });
       const sessionId = request.headers.get('mcp-session-id');

@@ -1,6 +1,7 @@
 /** What the routes and the proxy share. */
 import type { SecretBox, SecretResolver, SecuritySettingsService } from '@gateway/admin-kit';
 import type { Database, Logger, OutboundGuard, StateStore } from '@gateway/sdk';
+import type { McpOAuth } from './oauth.ts';
 import type { McpSync } from './sync.ts';
 import type { ToolCallLog } from './tool-log.ts';
 
@@ -14,6 +15,7 @@ export interface McpContext {
   secrets: () => SecretResolver | undefined;
   security: () => SecuritySettingsService | undefined;
   toolLog: ToolCallLog;
+  oauth: McpOAuth;
 }
 
 /** A workspace named by `workspace_id` (body or query), read from the writer; 404 naming the field. */

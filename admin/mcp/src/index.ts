@@ -10,6 +10,7 @@ import { INVOKE_SCOPE, proxyRoutes } from './proxy.ts';
 import { connectionRoutes } from './routes/connections.ts';
 import { integrationRoutes } from './routes/integrations.ts';
 import { serverRoutes } from './routes/servers.ts';
+import { McpOAuth } from './oauth.ts';
 import { McpSessions } from './sessions.ts';
 import { SseBridges } from './sse-bridge.ts';
 import { McpSync, syncSettingsFromEnv } from './sync.ts';
@@ -41,8 +42,10 @@ export default definePlugin({
     const box = lazySecretBox(api.env);
     await rebindSealed(database, { table: mcpIntegrations, fields: ['auth_secret'] }, box, api.logger);
     await rebindSealed(database, { table: mcpConnections, fields: ['secret'] }, box, api.logger);
-    const ttl = Number(api.env.MCP_SESSION_TTL_MS ?? SESSION_TTL_MS);
+    const ttl = Number(api.env.MCP_SESSION_TTL_MS || SESSION_TTL_MS);
     if (!Number.isInteger(ttl) || ttl <= 0) throw new Error('MCP_SESSION_TTL_MS must be a positive integer (milliseconds)');
+    const oauthStateTtl = Number(api.env.MCP_OAUTH_STATE_TTL_MS || 600_000);
+    if (!Number.isInteger(oauthStateTtl) || oauthStateTtl <= 0) throw new Error('MCP_OAUTH_STATE_TTL_MS must be a positive integer (milliseconds)');
     let secrets: SecretResolver | undefined;
     let security: SecuritySettingsService | undefined;
     let sink: LogSink | undefined;
@@ -59,6 +62,14 @@ export default definePlugin({
       secrets: () => secrets,
       security: () => security,
       toolLog: new ToolCallLog(() => sink),
+      oauth: new McpOAuth({
+        database,
+        guard,
+        state: api.state,
+        box,
+        redirectUrl: api.env.MCP_OAUTH_REDIRECT_URL || undefined,
+        stateTtlMs: oauthStateTtl,
+      }),
     };
     api.onReady(() => {
       secrets = api.optional(AdminServices.secretReferences);

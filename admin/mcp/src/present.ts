@@ -23,7 +23,9 @@ export function presentIntegration(row: IntegrationRow) {
         ? { type: 'header' as const, header_name: row.auth_header, header_value: '****' }
         : row.auth_type === 'user_token'
           ? { type: 'user_token' as const, header_name: row.auth_header }
-          : { type: 'none' as const },
+          : row.auth_type === 'oauth'
+            ? { type: 'oauth' as const }
+            : { type: 'none' as const },
     secret_mappings: row.secret_mappings ?? [],
     version: row.version,
     created_at: iso(row.created_at),

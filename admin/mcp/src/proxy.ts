@@ -111,13 +111,16 @@ export function proxyRoutes(ctx: McpContext, sessions: McpSessions, bridges: Sse
     const [integration] = await database.select(mcpIntegrations, { where: (c) => eq(c.id, server.mcp_integration_id), limit: 1 });
     if (!integration) throw Errors.notFound('The MCP server has no integration');
     let userValue: string | undefined;
-    if (integration.auth_type === 'user_token') {
+    if (integration.auth_type === 'user_token' || integration.auth_type === 'oauth') {
       const userId = req.caller.userId;
       if (!userId) throw Errors.forbidden('This MCP server takes each user\'s own credential: call it with a workspace-user key');
       const [connection] = await database.select(mcpConnections, { where: (c) => and(eq(c.mcp_server_id, server.id), eq(c.user_id, userId)), limit: 1 });
       if (!connection)
         throw Errors.forbidden(`This MCP server takes each user's own credential, and you have none: POST /v1/mcp-servers/${server.id}/connections first`);
-      userValue = ctx.box().open(connection.secret, connectionSecretAt(connection.id));
+      userValue =
+        connection.kind === 'oauth'
+          ? await ctx.oauth.accessToken(integration, connection.id, connection.secret)
+          : ctx.box().open(connection.secret, connectionSecretAt(connection.id));
     }
     return { server, upstream: await upstreamOf(integration, workspaceId, ctx, userValue) };
   }

@@ -7,8 +7,11 @@ export const ORGANISATION_SCOPE = 'organisation';
 export const MCP_TRANSPORTS = ['streamable-http', 'sse'] as const;
 export type McpTransport = (typeof MCP_TRANSPORTS)[number];
 
-/** `user_token`: each user enters their own value of `auth_header` (a connection, connections.ts). */
-export const MCP_AUTH_TYPES = ['none', 'header', 'user_token'] as const;
+/**
+ * `user_token`: each user enters their own value of `auth_header`; `oauth`: each user authorises the gateway at the
+ * upstream's authorization server (oauth.ts; the client's registration sealed in `auth_secret`). Both are connections.
+ */
+export const MCP_AUTH_TYPES = ['none', 'header', 'user_token', 'oauth'] as const;
 export type McpAuthType = (typeof MCP_AUTH_TYPES)[number];
 
 export const SYNC_STATUSES = ['pending', 'synced', 'failed'] as const;
@@ -78,8 +81,8 @@ export const mcpConnections = defineTable(
     workspace_id: col.ref(),
     mcp_server_id: col.ref(),
     user_id: col.ref(),
-    kind: col.enum(['token'] as const),
-    /** The header value, sealed for this row. */
+    kind: col.enum(['token', 'oauth'] as const),
+    /** The header value (`token`), or the OAuth tokens as JSON (`oauth`), sealed for this row. */
     secret: col.text(),
     created_at: col.timestamp().default(Date.now),
     updated_at: col.timestamp().default(Date.now),

@@ -53,6 +53,7 @@ export async function upstreamOf(row: IntegrationRow, workspaceId: string, deps:
   const headers: Record<string, string> = {};
   if (row.auth_type === 'header' && row.auth_header && row.auth_secret) headers[row.auth_header] = deps.box().open(row.auth_secret, authSecretAt(row.id));
   if (row.auth_type === 'user_token' && row.auth_header && userValue !== undefined) headers[row.auth_header] = userValue;
+  if (row.auth_type === 'oauth' && userValue !== undefined) headers.Authorization = `Bearer ${userValue}`;
   const mappings = row.secret_mappings ?? [];
   if (mappings.length > 0) {
     const resolver = deps.secrets();

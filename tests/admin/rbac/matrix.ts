@@ -232,6 +232,7 @@ const TABLE: Record<string, string> = {
   'GET /mcp-servers/:mcpServerId/connections':                        ROLE_IN_A,
   'POST /mcp-servers/:mcpServerId/connections':                       'ok   ok   403  403  403  404  ok   ok   ok   404',
   'DELETE /mcp-servers/:mcpServerId/connections':                     'ok   ok   ok   403  ok   404  ok   ok   ok   404', // member A's: by A, or by managers+
+  'POST /mcp-servers/:mcpServerId/connections/authorize':             'ok   ok   403  403  403  404  ok   ok   ok   404',
   'PUT /mcp-servers/:mcpServerId':                                    MANAGER_OF_A,
   'DELETE /mcp-servers/:mcpServerId':                                 MANAGER_OF_A,
   // The proxy acts in the caller's workspace: the server is A's.
@@ -393,6 +394,7 @@ const NOTES: Record<string, string> = {
   'GET /mcp-servers/:mcpServerId/connections': 'an MCP server of a workspace where the caller has no role is as if absent',
   'POST /mcp-servers/:mcpServerId/connections': 'an MCP server of a workspace where the caller has no role is as if absent',
   'DELETE /mcp-servers/:mcpServerId/connections': 'an MCP server of a workspace where the caller has no role is as if absent',
+  'POST /mcp-servers/:mcpServerId/connections/authorize': 'an MCP server of a workspace where the caller has no role is as if absent',
   'PUT /mcp-servers/:mcpServerId': 'an MCP server of a workspace where the caller has no role is as if absent',
   'DELETE /mcp-servers/:mcpServerId': 'an MCP server of a workspace where the caller has no role is as if absent',
   'POST /mcp/:slug': 'the slug names a server of the caller\'s workspace: B\'s keys and the organisation key (default workspace) have none',
@@ -474,6 +476,7 @@ const SCIM_TOKEN = 'SCIM 2.0: the SCIM bearer token is the credential (docs/admi
 export const PUBLIC_ROUTES: Readonly<Record<string, string>> = {
   'POST /users/invites/accept': 'accepting an invitation: the token is the credential (docs/admin/identity.md)',
   'GET /sso/login': 'SSO: starts a sign-in for an e-mail address; the identity provider authenticates (docs/admin/sso.md)',
+  'GET /mcp/oauth/callback': 'MCP OAuth: the authorization server\'s redirect; the one-use state and the PKCE verifier are the credentials (docs/admin/mcp.md)',
   'GET /sso/callback': 'SSO: the identity provider\'s redirect; state, PKCE and the ID token are the credentials',
   'POST /sso/logout': 'SSO: ends the session of the cookie it carries',
   'GET /scim/v2/ServiceProviderConfig': SCIM_TOKEN,

@@ -14,7 +14,19 @@ import { connectionSecretAt, mcpConnections, mcpIntegrations, mcpServers } from 
 
 const NOT_FOUND = 'No such MCP server';
 const checkCreate = validator(Type.Object({ token: Type.String({ minLength: 1, maxLength: 8192 }) }, { additionalProperties: false }));
+/** `redirect_uri`: the gateway's callback as the authorization server knows it, when MCP_OAUTH_REDIRECT_URL is not set. */
+const checkAuthorize = validator(
+  Type.Object({ redirect_uri: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, pattern: '^https?://[^\\s]+/v1/mcp/oauth/callback$' })) }, { additionalProperties: false }),
+);
 const checkDelete = validator(Type.Object({ user_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }, { additionalProperties: false }));
+
+/** The origin the request reached the gateway at (Host, and X-Forwarded-Proto behind a proxy). */
+function originOf(headers: Headers): string | undefined {
+  const host = headers.get('x-forwarded-host') ?? headers.get('host');
+  if (!host) return undefined;
+  const proto = headers.get('x-forwarded-proto') === 'https' ? 'https' : 'http';
+  return URL.canParse(`${proto}://${host}`) ? `${proto}://${host}` : undefined;
+}
 
 export function connectionRoutes(ctx: McpContext): AdminRoute[] {
   const { database } = ctx;
@@ -111,5 +123,49 @@ export function connectionRoutes(ctx: McpContext): AdminRoute[] {
     },
   };
 
-  return [listRoute, create, remove];
+  const authorize: AdminRoute = {
+    method: 'POST',
+    path: '/mcp-servers/:mcpServerId/connections/authorize',
+    scope: ['mcp_servers.invoke', 'mcp_servers.write'],
+    audit: false,
+    async handle(req) {
+      const body = req.body === undefined ? {} : checkAuthorize(req.body);
+      const server = await serverOf(req);
+      const userId = req.caller.userId;
+      if (!userId) throw Errors.forbidden('A connection is a user\'s own: make it with a workspace-user key');
+      const [integration] = await database.select(mcpIntegrations, { where: (c) => eq(c.id, server.mcp_integration_id), limit: 1, fresh: true });
+      if (!integration) throw Errors.notFound('The MCP server has no integration');
+      const origin = body.redirect_uri ?? originOf(req.headers);
+      return json({ object: 'mcp_authorization', mcp_server_id: server.id, authorization_url: await ctx.oauth.authorize(integration, server, userId, origin) });
+    },
+  };
+
+  /** The authorization server's redirect: state (one use, bound to the user who asked) and PKCE are the credentials. */
+  const callback: AdminRoute = {
+    public: true,
+    method: 'GET',
+    path: '/mcp/oauth/callback',
+    async handle(req) {
+      const error = req.query.get('error');
+      if (error) throw Errors.badRequest(`The authorization server refused: ${error} ${req.query.get('error_description') ?? ''}`.trim(), 'error');
+      const code = req.query.get('code');
+      const state = req.query.get('state');
+      if (!code || !state) throw Errors.badRequest('The callback needs code and state', code ? 'state' : 'code');
+      const done = await ctx.oauth.complete(code, state, async (serverId) => {
+        const [server] = await database.select(mcpServers, { where: (c) => eq(c.id, serverId), limit: 1, fresh: true });
+        if (!server) return undefined;
+        const [integration] = await database.select(mcpIntegrations, { where: (c) => eq(c.id, server.mcp_integration_id), limit: 1, fresh: true });
+        return integration;
+      });
+      // The first connection reads the metadata the integration alone cannot.
+      const [server] = await database.select(mcpServers, { where: (c) => eq(c.id, done.serverId), limit: 1, fresh: true });
+      if (server && server.sync_status !== 'synced') await ctx.sync.syncServer(server.id, done.accessToken);
+      req.audit = { organisationId: done.organisationId, resource: 'mcp_connection', action: 'create', workspaceId: done.workspaceId, after: { mcp_server_id: done.serverId, user_id: done.userId, kind: 'oauth' } };
+      return new Response('<!doctype html><title>Connected</title><p>The MCP server is connected. You may close this window.</p>', {
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+      });
+    },
+  };
+
+  return [listRoute, create, remove, authorize, callback];
 }

@@ -6,7 +6,7 @@
 import { findWorkspace, requireActive, visibleWorkspaces } from '@gateway/admin-identity';
 import { checkSlug, json, list, noContent, page, requireOrgAdmin, type SecretMapping, validator, writeWithSlug } from '@gateway/admin-kit';
 import { type AdminRequest, type AdminRoute, and, asc, desc, eq, Errors, inArray, isNull, or, type SQL, type Where } from '@gateway/sdk';
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { requireReader, requireWriter } from '../access.ts';
 import { BY_FIELD, type McpContext } from '../context.ts';
 import { presentIntegration } from '../present.ts';
@@ -21,6 +21,15 @@ const Url = Type.String({ minLength: 1, maxLength: 2048 });
 const Transport = Type.Union([Type.Literal('streamable-http'), Type.Literal('sse')]);
 const Auth = Type.Union([
   Type.Object({ type: Type.Literal('none') }, { additionalProperties: false }),
+  Type.Object(
+    {
+      type: Type.Literal('oauth'),
+      client_id: Type.String({ minLength: 1, maxLength: 512 }),
+      client_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+      scope: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    },
+    { additionalProperties: false },
+  ),
   Type.Object(
     { type: Type.Literal('user_token'), header_name: Type.String({ minLength: 1, maxLength: 255, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" }) },
     { additionalProperties: false },
@@ -86,6 +95,13 @@ export function integrationRoutes(ctx: McpContext): AdminRoute[] {
     const row = rows.find((r) => r.id === ref) ?? rows.find((r) => r.workspace_id === req.caller.workspaceId) ?? rows.find((r) => r.workspace_id === null);
     if (!row) throw Errors.notFound(NOT_FOUND);
     return row;
+  }
+
+  /** What is sealed of an auth: the header's value, or the OAuth client's registration. */
+  function sealedAuth(auth: Static<typeof Auth>, id: string): string | null {
+    if (auth.type === 'header') return ctx.box().seal(auth.header_value, authSecretAt(id));
+    if (auth.type === 'oauth') return ctx.box().sealJson({ client_id: auth.client_id, client_secret: auth.client_secret, scope: auth.scope }, authSecretAt(id));
+    return null;
   }
 
   const writable = (req: AdminRequest, workspaceId: string | null) =>
@@ -178,8 +194,8 @@ export function integrationRoutes(ctx: McpContext): AdminRoute[] {
             url: body.url,
             transport: body.transport ?? 'streamable-http',
             auth_type: auth.type,
-            auth_header: auth.type === 'none' ? null : auth.header_name,
-            auth_secret: auth.type === 'header' ? ctx.box().seal(auth.header_value, authSecretAt(id)) : null,
+            auth_header: auth.type === 'none' || auth.type === 'oauth' ? null : auth.header_name,
+            auth_secret: sealedAuth(auth, id),
             secret_mappings: body.secret_mappings ?? null,
             version: 1,
             created_at: now,
@@ -219,6 +235,7 @@ export function integrationRoutes(ctx: McpContext): AdminRoute[] {
       if (body.secret_mappings !== undefined) await checkMappings(row.organisation_id, row.workspace_id, body.secret_mappings);
       let authColumns: Partial<IntegrationRow> = {};
       if (body.auth?.type === 'none') authColumns = { auth_type: 'none', auth_header: null, auth_secret: null };
+      else if (body.auth?.type === 'oauth') authColumns = { auth_type: 'oauth', auth_header: null, auth_secret: sealedAuth(body.auth, row.id) };
       else if (body.auth?.type === 'user_token') authColumns = { auth_type: 'user_token', auth_header: body.auth.header_name, auth_secret: null };
       else if (body.auth?.type === 'header') {
         const keep = body.auth.header_value === MASK;
