@@ -121,5 +121,23 @@ for (const dialect of E2E_DIALECTS) {
       const rows = await s.db.query(`SELECT error_code, error_message, metadata FROM request_logs WHERE path = '/agent-servers/${id}/a2a'`);
       expect(rows.map((r) => [r.error_code, r.error_message])).toEqual([['a2a_failed', 'the client went away']]);
     });
+
+    test('single skills and users are removed by DELETE; one not on the list is a 404', async () => {
+      const s = get();
+      const made = await s.admin<View>('POST', '/agent-integrations', { name: 'Lists', workspace_id: s.defaultWorkspace, url: s.upstream.url });
+      const integration = String(made.body.id);
+      await s.admin('PUT', `/agent-integrations/${integration}/skills`, { skills: [{ id: 'echo', name: 'Echo' }, { id: 'wait', name: 'Wait' }] });
+      expect((await s.admin('DELETE', `/agent-integrations/${integration}/skills/wait`)).status).toBe(204);
+      expect((await s.admin('DELETE', `/agent-integrations/${integration}/skills/wait`)).status).toBe(404);
+      expect((await s.admin<{ data: View[] }>('GET', `/agent-integrations/${integration}/skills`)).body.data.map((k) => k.id)).toEqual(['echo']);
+      const server = String((await s.admin<View>('POST', '/agent-servers', { name: 'Lists', agent_integration_id: integration })).body.id);
+      await s.admin('PUT', `/agent-servers/${server}/skills`, { skill_ids: ['echo', 'wait'] });
+      await s.admin('PUT', `/agent-servers/${server}/user-access`, { user_ids: [s.keys.aliceId] });
+      expect((await s.admin('DELETE', `/agent-servers/${server}/skills/echo`)).status).toBe(204);
+      expect((await s.admin<View>('GET', `/agent-servers/${server}/skills`)).body.skill_ids).toEqual(['wait']);
+      expect((await s.admin('DELETE', `/agent-servers/${server}/user-access/${s.keys.aliceId}`)).status).toBe(204);
+      expect((await s.admin('DELETE', `/agent-servers/${server}/user-access/${s.keys.aliceId}`)).status).toBe(404);
+      expect((await s.admin<View>('GET', `/agent-servers/${server}/user-access`)).body.user_ids).toEqual([]);
+    });
   });
 }

@@ -347,5 +347,20 @@ export function integrationRoutes(ctx: AgentsContext): AdminRoute[] {
     },
   };
 
-  return [listRoute, create, get, update, remove, getWorkspaces, putWorkspaces, getSkills, putSkills];
+  const removeSkill: AdminRoute = {
+    method: 'DELETE',
+    path: '/agent-integrations/:agentIntegrationId/skills/:skillId',
+    scope: 'agent_integration_skills.delete',
+    async handle(req) {
+      const row = await lookup(req);
+      await requireIntegrationAccess(req, row.workspace_id, 'delete', NOT_FOUND, false);
+      const skill = req.params.skillId ?? '';
+      const removed = await database.delete(agentIntegrationSkills, (c) => and(eq(c.agent_integration_id, row.id), eq(c.skill_id, skill)));
+      if (removed === 0) throw Errors.notFound('The agent integration has no such skill');
+      req.audit = { resource: 'agent_integration', resourceId: row.id, action: 'delete_skill', workspaceId: row.workspace_id ?? undefined, before: { skill_id: skill } };
+      return noContent();
+    },
+  };
+
+  return [listRoute, create, get, update, remove, getWorkspaces, putWorkspaces, getSkills, putSkills, removeSkill];
 }

@@ -259,6 +259,34 @@ export function serverRoutes(ctx: AgentsContext): AdminRoute[] {
     },
   };
 
+  const removeSkill: AdminRoute = {
+    method: 'DELETE',
+    path: '/agent-servers/:agentServerId/skills/:skillId',
+    scope: 'agent_server_skills.delete',
+    async handle(req) {
+      const row = await writable(req);
+      const skill = req.params.skillId ?? '';
+      const removed = await database.delete(agentServerSkills, (c) => and(eq(c.agent_server_id, row.id), eq(c.skill_id, skill)));
+      if (removed === 0) throw Errors.notFound('The agent server does not name this skill');
+      req.audit = { resource: 'agent_server', resourceId: row.id, action: 'delete_skill', workspaceId: row.workspace_id, before: { skill_id: skill } };
+      return noContent();
+    },
+  };
+
+  const removeUser: AdminRoute = {
+    method: 'DELETE',
+    path: '/agent-servers/:agentServerId/user-access/:userId',
+    scope: 'agent_server_user_access.delete',
+    async handle(req) {
+      const row = await writable(req);
+      const user = req.params.userId ?? '';
+      const removed = await database.delete(agentServerUserAccess, (c) => and(eq(c.agent_server_id, row.id), eq(c.user_id, user)));
+      if (removed === 0) throw Errors.notFound('The user is not on the agent server\'s user-access list');
+      req.audit = { resource: 'agent_server', resourceId: row.id, action: 'delete_user_access', workspaceId: row.workspace_id, before: { user_id: user } };
+      return noContent();
+    },
+  };
+
   const card: AdminRoute = {
     method: 'GET',
     path: '/agent-servers/:agentServerId/agent-card',
@@ -276,5 +304,5 @@ export function serverRoutes(ctx: AgentsContext): AdminRoute[] {
     },
   };
 
-  return [listRoute, create, get, update, remove, getSkills, putSkills, getUsers, putUsers, card];
+  return [listRoute, create, get, update, remove, getSkills, putSkills, removeSkill, getUsers, putUsers, removeUser, card];
 }
