@@ -74,6 +74,11 @@ describe.skipIf(skipReason !== null)(`web console in Chromium${skipReason ? ` (s
       configurations: { custom_host: openai.url },
       workspaces: [{ id: self.workspace_id, enabled: true }],
     });
+    // A fallback: the first target fails when the local server is told to (openai.enqueue), the second answers.
+    await admin('POST', '/configs', {
+      name: 'Console fallback', slug: 'console-fallback', workspace_id: self.workspace_id,
+      config: { strategy: { mode: 'fallback' }, targets: [{ provider: '@console-openai' }, { provider: '@console-openai' }] },
+    });
     await admin('POST', '/configs', {
       name: 'Console routing', slug: 'console-routing', workspace_id: self.workspace_id, config: { provider: '@console-openai', retry: { attempts: 2 } },
     });
@@ -133,7 +138,7 @@ describe.skipIf(skipReason !== null)(`web console in Chromium${skipReason ? ` (s
 
     await logLink.click();
     await page.getByRole('heading', { name: 'Request body' }).waitFor(WAIT);
-    expect(await page.locator('pre').nth(2).textContent()).toContain('hello from the console');
+    expect(await page.locator('h2', { hasText: 'Request body' }).locator('xpath=following-sibling::pre[1]').textContent()).toContain('hello from the console');
     await shot(page, 'log-detail');
 
     await page.getByRole('link', { name: '← All logs' }).click();
@@ -146,6 +151,25 @@ describe.skipIf(skipReason !== null)(`web console in Chromium${skipReason ? ` (s
     await page.getByLabel('Trace id').fill('');
     await page.getByRole('button', { name: 'Filter' }).click();
     await shot(page, 'logs');
+    await page.close();
+  }, 60_000);
+
+  test('the playground through a fallback config: the log detail shows the failed attempt, then the one that answered', async () => {
+    const page = await signedIn(TEST_ADMIN_KEY);
+    await page.getByRole('link', { name: 'Playground' }).click();
+    await page.getByLabel('Config').selectOption('console-fallback');
+    await page.getByLabel('Model', { exact: true }).fill('gpt-4o-mini');
+    await page.getByLabel('Stream').uncheck();
+    openai.enqueue({ kind: 'error', status: 503 });
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('link', { name: /^Log / }).click();
+    const attempts = page.locator('table.attempts tbody tr');
+    await attempts.first().waitFor(WAIT);
+    expect(await attempts.count()).toBe(2);
+    expect(await attempts.nth(0).textContent()).toContain('503');
+    expect(await attempts.nth(1).textContent()).toContain('200');
+    expect(await attempts.nth(1).locator('code').textContent()).toContain('targets[1]');
+    await shot(page, 'log-fallback');
     await page.close();
   }, 60_000);
 
@@ -236,7 +260,7 @@ describe.skipIf(skipReason !== null)(`web console in Chromium${skipReason ? ` (s
     await page.locator('.cards').waitFor(WAIT);
     const requests = Number((await page.locator('.cards div', { hasText: 'Requests' }).locator('dd').textContent())?.replace(/\D/g, ''));
     expect(requests).toBeGreaterThanOrEqual(1);
-    await page.locator('tbody tr', { hasText: 'gpt-4o-mini' }).waitFor(WAIT);
+    await page.locator('tbody tr', { hasText: 'gpt-4o-mini' }).first().waitFor(WAIT);
     // A chart per graph the API has; the calls made appear in the requests and tokens series.
     for (const title of ['Requests', 'Cost', 'Tokens', 'Latency', 'Errors', 'Cache hits']) await page.locator('figure.chart figcaption', { hasText: title }).first().waitFor(WAIT);
     expect(await page.locator('figure.chart', { hasText: 'Requests' }).locator('table tbody tr').count()).toBeGreaterThanOrEqual(1);

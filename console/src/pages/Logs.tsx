@@ -256,7 +256,7 @@ function LogDetail({ id }: { id: string }) {
             )}
           </dl>
           <h2>Attempts (retries and fallbacks)</h2>
-          <pre>{json(log.attempts)}</pre>
+          <Attempts attempts={log.attempts} />
           <h2>Hook results</h2>
           <pre>{json(log.hook_results)}</pre>
           <h2>Request body</h2>
@@ -266,5 +266,55 @@ function LogDetail({ id }: { id: string }) {
         </>
       )}
     </section>
+  );
+}
+
+/** One provider call of a request (sdk AttemptRecord), in the order made: the retry and fallback path. */
+interface Attempt {
+  index: string;
+  providerId: string;
+  providerSlug?: string;
+  retry: number;
+  status: number;
+  latencyMs: number;
+  error?: string;
+  broken?: boolean;
+  continued?: string;
+}
+
+function Attempts({ attempts }: { attempts: unknown }) {
+  if (attempts === null || attempts === undefined || (Array.isArray(attempts) && attempts.length === 0)) return <p>None recorded.</p>;
+  if (!Array.isArray(attempts)) return <pre>{json(attempts)}</pre>;
+  return (
+    <table class="attempts">
+      <thead>
+        <tr>
+          {['#', 'Target', 'Provider', 'Retry', 'Status', 'Latency', 'Error'].map((h) => (
+            <th key={h} scope="col">
+              {h}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {(attempts as Attempt[]).map((a, i) => (
+          <tr key={i}>
+            <td>{i + 1}</td>
+            <td>
+              <code>{a.index}</code>
+            </td>
+            <td>{a.providerSlug ? `@${a.providerSlug}` : a.providerId}</td>
+            <td class="num">{a.retry}</td>
+            <td class={a.status < 400 ? 'ok' : 'bad'}>{a.status}</td>
+            <td class="num">{num(a.latencyMs)} ms</td>
+            <td>
+              {a.error ?? dash}
+              {a.broken ? ' (stream broke)' : ''}
+              {a.continued ? ` (continued: ${a.continued})` : ''}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
