@@ -1,7 +1,9 @@
 // The web console in headless Chromium (Debian's `chromium`, driven by playwright-core; scripts/ensure-chromium.sh
 // installs it from `npm test`), against a whole in-process gateway on a real port and a local OpenAI-shaped server:
 // sign in, a playground call found in the logs, a key created and rotated, analytics, and a member who sees less.
-// One browser for the file. Each page's screenshot goes to docs/console-screenshots/ (README, "Web console").
+// One browser for the file. Each page's screenshot goes to CONSOLE_SCREENSHOTS_DIR, by default the git-ignored
+// test-output/console-screenshots/ so that a test run leaves the tree clean; docs/console-screenshots/ holds the copies
+// committed for the README (refreshed with CONSOLE_SCREENSHOTS_DIR=docs/console-screenshots).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +18,7 @@ import { startInProcessGateway, TEST_ADMIN_KEY } from '../helpers/in-process.ts'
 import { type OpenAIMock, startOpenAIMock } from '../mocks/openai-server.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = join(ROOT, 'docs/console-screenshots');
+const SHOTS = join(ROOT, process.env.CONSOLE_SCREENSHOTS_DIR ?? 'test-output/console-screenshots');
 const DIST = join(ROOT, 'console/dist');
 const PROVIDER_KEY = 'sk-console-stored-0123456789';
 const WAIT = { timeout: 20_000 };
