@@ -24,6 +24,8 @@ function collect(node: GatewayConfig, out: Set<string>): void {
 
 /** The prompt reference a config names, null for none, an Error listing them when it names several. */
 function lookup(config: GatewayConfig): string | null | Error {
+  // A header-built config is a new object per request: answer the common single-target case without the map.
+  if (config.targets === undefined) return typeof config.prompt_id === 'string' ? config.prompt_id : null;
   let found = named.get(config);
   if (found === undefined) {
     const all = new Set<string>();
