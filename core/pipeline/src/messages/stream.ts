@@ -6,6 +6,7 @@
  * frame becomes an `error` event and ends the stream.
  */
 import type { Json, JsonObject } from '@gateway/sdk';
+import { SseDataEvents } from '../streams/sse-lines.ts';
 import { anthropicErrorOf } from './errors.ts';
 import { messageIdOf, messagesUsageOf, stopReasonOf } from './response.ts';
 
@@ -19,8 +20,8 @@ export function sseEvent(type: string, data: JsonObject): string {
 
 /** Converts one chat stream; feed it text as it arrives, then call `end`. */
 export class ChatToMessagesStream {
-  private partial = '';
-  private data: string[] = [];
+  /** Splits the chat stream into its events' data; each goes to `onData`. */
+  private readonly sse = new SseDataEvents((payload) => this.onData(payload));
   private started = false;
   private finished = false;
   private index = -1;
@@ -34,25 +35,12 @@ export class ChatToMessagesStream {
 
   /** Messages events for this piece of the chat stream. */
   push(text: string): string {
-    const all = this.partial + text;
-    const nl = all.lastIndexOf('\n');
-    if (nl < 0) {
-      this.partial = all;
-      return '';
-    }
-    this.partial = all.slice(nl + 1);
-    let out = '';
-    for (let line of all.slice(0, nl).split('\n')) {
-      if (line.endsWith('\r')) line = line.slice(0, -1);
-      if (line === '') out += this.endEvent();
-      else if (line.startsWith('data:')) this.data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
-    }
-    return out;
+    return this.sse.push(text);
   }
 
   /** The events still owed when the chat stream ended (a stream cut before `[DONE]` gets an error event). */
   end(): string {
-    let out = this.push('\n\n');
+    let out = this.sse.end();
     if (!this.finished) {
       this.finished = true;
       out += sseEvent('error', { type: 'error', error: { type: 'api_error', message: 'The provider stream ended before the answer was complete' } });
@@ -64,10 +52,8 @@ export class ChatToMessagesStream {
     return this.finished;
   }
 
-  private endEvent(): string {
-    if (!this.data.length) return '';
-    const payload = this.data.join('\n');
-    this.data = [];
+  /** One event's data from the chat stream: a chunk, `[DONE]` or the gateway's error frame. */
+  private onData(payload: string): string {
     if (this.finished) return '';
     if (payload === '[DONE]') return this.finish();
     let chunk: unknown;

@@ -8,6 +8,7 @@
  * or a stream cut before `[DONE]`, becomes an `error` event then response.failed.
  */
 import type { Json, JsonObject } from '@gateway/sdk';
+import { SseDataEvents } from '../streams/sse-lines.ts';
 import { isObject } from './request.ts';
 import { functionCallItem, messageItem, newId, type ResponseFrame, reasoningItem, responseObject, responsesUsage, statusOf } from './response.ts';
 
@@ -22,8 +23,8 @@ interface OpenItem {
 
 /** Converts one chat stream; feed it text as it arrives, then call `end`. `completed` is the final Response. */
 export class ChatToResponsesStream {
-  private partial = '';
-  private data: string[] = [];
+  /** Splits the chat stream into its events' data; each goes to `onData`. */
+  private readonly sse = new SseDataEvents((payload) => this.onData(payload));
   private started = false;
   private finished = false;
   private sequence = 0;
@@ -40,25 +41,12 @@ export class ChatToResponsesStream {
   constructor(private readonly frame: ResponseFrame) {}
 
   push(text: string): string {
-    const all = this.partial + text;
-    const nl = all.lastIndexOf('\n');
-    if (nl < 0) {
-      this.partial = all;
-      return '';
-    }
-    this.partial = all.slice(nl + 1);
-    let out = '';
-    for (let line of all.slice(0, nl).split('\n')) {
-      if (line.endsWith('\r')) line = line.slice(0, -1);
-      if (line === '') out += this.endEvent();
-      else if (line.startsWith('data:')) this.data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
-    }
-    return out;
+    return this.sse.push(text);
   }
 
   /** What is still owed when the chat stream ended: a stream cut before `[DONE]` fails. */
   end(): string {
-    const out = this.push('\n\n');
+    const out = this.sse.end();
     if (this.finished) return out;
     return out + this.fail({ code: 'stream_interrupted', message: 'The provider stream ended before the answer was complete' });
   }
@@ -75,10 +63,8 @@ export class ChatToResponsesStream {
     return responseObject(this.frame, status, this.output, { model: this.model, ...extra });
   }
 
-  private endEvent(): string {
-    if (!this.data.length) return '';
-    const payload = this.data.join('\n');
-    this.data = [];
+  /** One event's data from the chat stream: a chunk, `[DONE]` or the gateway's error frame. */
+  private onData(payload: string): string {
     if (this.finished) return '';
     if (payload === '[DONE]') return this.complete();
     let chunk: unknown;
