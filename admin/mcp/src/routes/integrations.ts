@@ -10,7 +10,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { requireReader, requireWriter } from '../access.ts';
 import { BY_FIELD, type McpContext } from '../context.ts';
 import { presentIntegration } from '../present.ts';
-import { authSecretAt, mcpIntegrations, mcpServers, ORGANISATION_SCOPE } from '../tables.ts';
+import { authSecretAt, mcpConnections, mcpIntegrations, mcpServers, ORGANISATION_SCOPE } from '../tables.ts';
 import { checkMappingTargets, type IntegrationRow } from '../upstream.ts';
 
 const NOT_FOUND = 'No such MCP integration';
@@ -119,6 +119,14 @@ export function integrationRoutes(ctx: McpContext): AdminRoute[] {
     const resolver = ctx.secrets();
     if (!resolver) throw Errors.badRequest('secret_mappings need the secret-references plugin, which is not loaded', 'secret_mappings');
     await resolver.check(org, workspaceId === null ? 'all' : [workspaceId], mappings);
+  }
+
+  /** Deletes every user connection to the servers using the integration. */
+  async function revokeConnections(integrationId: string): Promise<void> {
+    const servers = await database.select(mcpServers, { where: (c) => eq(c.mcp_integration_id, integrationId), fresh: true });
+    if (servers.length === 0) return;
+    const ids = servers.map((s) => s.id);
+    await database.delete(mcpConnections, (c) => inArray(c.mcp_server_id, ids));
   }
 
   /** Servers using the integration read their upstream again (not awaited: the answer does not wait for upstreams). */
@@ -249,6 +257,9 @@ export function integrationRoutes(ctx: McpContext): AdminRoute[] {
         };
       } else if (url !== row.url && row.auth_type === 'header')
         throw Errors.badRequest('url changed, so the stored auth.header_value is not kept: enter it again (a stored secret is only sent where it was entered for)', 'auth.header_value');
+      else if (url !== row.url && row.auth_type === 'oauth' && body.auth === undefined)
+        // The client secret would go to whatever authorization server the new URL names (discovery, refresh).
+        throw Errors.badRequest('url changed, so the stored OAuth client (client_id, client_secret) is not kept: enter auth again (a stored secret is only sent where it was entered for)', 'auth');
       const changed = await database.update(
         mcpIntegrations,
         {
@@ -266,6 +277,10 @@ export function integrationRoutes(ctx: McpContext): AdminRoute[] {
       if (changed === 0) throw Errors.conflict('The MCP integration was changed by another request meanwhile; read it again and retry');
       const [after] = await database.select(mcpIntegrations, { where: (c) => eq(c.id, row.id), limit: 1, fresh: true });
       if (!after) throw Errors.notFound(NOT_FOUND);
+      // Users' own tokens (user_token, OAuth) were given for the old upstream: a writer of the integration must not
+      // redirect them to a URL of their choosing, so a new URL revokes them (after the write: a connection made
+      // since was made for the new URL) and each user connects again.
+      if (url !== row.url) await revokeConnections(row.id);
       await resync(row.id);
       const view = presentIntegration(after);
       req.audit = { resource: 'mcp_integration', resourceId: row.id, action: 'update', workspaceId: row.workspace_id, before: presentIntegration(row), after: view };
