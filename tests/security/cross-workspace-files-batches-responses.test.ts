@@ -20,7 +20,7 @@ interface Raw {
   json: Record<string, unknown>;
 }
 
-async function send(s: Stack, key: string, method: string, path: string, body?: BodyInit, headers: Record<string, string> = {}): Promise<Raw> {
+async function send(s: Stack, key: string, method: string, path: string, body?: string | FormData, headers: Record<string, string> = {}): Promise<Raw> {
   const res = await s.gw.handle(
     new Request(`http://gateway/v1${path}`, {
       method,
