@@ -33,6 +33,25 @@ export function cardUrls(row: IntegrationRow): string[] {
 const CARD_LIMIT = 1_048_576;
 
 /** The upstream's agent card (JSON object), fetched through the guard; 502 when no URL gives one. */
+/** The body as text, or undefined once it passes `limit` bytes (counted as it arrives, so an endless body is not held). */
+async function readCapped(res: Response, limit: number): Promise<string | undefined> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    parts.push(value);
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
 export async function fetchAgentCard(guard: OutboundGuard, row: IntegrationRow, box: () => SecretBox, signal?: AbortSignal): Promise<{ card: Record<string, unknown>; url: string }> {
   const headers = { accept: 'application/json', ...credentialHeaders(row, box) };
   let last = 'no answer';
@@ -43,8 +62,8 @@ export async function fetchAgentCard(guard: OutboundGuard, row: IntegrationRow, 
       last = `${url} answered ${res.status}`;
       continue;
     }
-    const text = await res.text();
-    if (text.length > CARD_LIMIT) throw Errors.upstreamInvalid('a2a', `The agent card at ${url} is larger than 1 MiB`);
+    const text = await readCapped(res, CARD_LIMIT);
+    if (text === undefined) throw Errors.upstreamInvalid('a2a', `The agent card at ${url} is larger than 1 MiB`);
     let card: unknown;
     try {
       card = JSON.parse(text);
