@@ -18,4 +18,5 @@ export * from './admin.ts';
 export * from './gateway-scopes.ts';
 export * from './outbound.ts';
 export * from './jobs.ts';
+export * from './native-batches.ts';
 export * from './metrics.ts';

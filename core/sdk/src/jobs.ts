@@ -6,6 +6,7 @@
  * Without that plugin these paths are passed through unchanged, as before.
  */
 import type { GatewayConfig } from './config.ts';
+import type { NativeBatchTarget, UpstreamRequest } from './native-batches.ts';
 import type { Caller } from './plugin.ts';
 import { defineService } from './services.ts';
 
@@ -48,6 +49,16 @@ export interface JobCall {
    * (default: as received), and returns its answer unchanged.
    */
   forward(body?: Uint8Array): Promise<Response>;
+  /**
+   * The batch translator of a config (default: this call's) when it is one target whose adapter has one
+   * (`ProviderAdapter.batches`), with that target resolved; undefined otherwise (native-batches.ts).
+   */
+  nativeBatches(config?: GatewayConfig): Promise<NativeBatchTarget | undefined>;
+  /**
+   * Sends one request to the provider of a config (default: this call's) through the pipeline as this caller's
+   * passthrough call (authorization, custom host, hooks, retries, request log) and returns the answer unchanged.
+   */
+  send(request: UpstreamRequest, config?: GatewayConfig): Promise<Response>;
 }
 
 export interface JobEndpoints {

@@ -2,6 +2,7 @@ import type { TargetConfig } from './config.ts';
 import type { ConfigFieldSet } from './config-fields.ts';
 import type { Prefill } from './continuation.ts';
 import type { JobKind } from './jobs.ts';
+import type { NativeBatchTranslator } from './native-batches.ts';
 import type { PricingCatalogue } from './pricing.ts';
 import type { EndpointKind, JsonObject } from './types.ts';
 
@@ -121,6 +122,12 @@ export interface ProviderAdapter {
    * batches itself (jobs.ts, docs/batches.md).
    */
   nativeJobs?: Partial<Record<JobKind, true>>;
+  /**
+   * The provider's own batch API, translated (native-batches.ts): a /v1/batches call whose config is one target of
+   * this provider, for one of the translator's endpoints, becomes a batch of the provider's, kept under the gateway's
+   * batch id with the gateway's files (docs/batches.md). Not read when `nativeJobs.batches` forwards batches as they are.
+   */
+  batches?: NativeBatchTranslator;
   /** Maps a provider's error body to a message; absent: OpenAI's `{error: {message, type, code, param}}`. */
   error?(json: unknown, status: number): ProviderErrorInfo | undefined;
   /**

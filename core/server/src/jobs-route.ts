@@ -4,7 +4,7 @@
  * body (forwarded: MAX_REQUEST_BODY_BYTES as passthrough; kept: the plugin's limit) and hand the call to the plugin
  * providing `jobEndpoints`. Without one these paths stay passthrough (handleGatewayCall with `proxy`).
  */
-import { ClientGoneError, rejectRequest, runPipeline } from '@gateway/pipeline';
+import { applyParamRules, ClientGoneError, rejectRequest, runPipeline } from '@gateway/pipeline';
 import {
   ALL_SCOPES,
   type Caller,
@@ -16,7 +16,9 @@ import {
   JOB_CALL_SCOPES,
   type JobEndpoints,
   type JobKind,
+  type NativeBatchTarget,
   type ProviderAdapter,
+  type UpstreamRequest,
 } from '@gateway/sdk';
 import { readBody } from './body.ts';
 import { authenticate, gatewaySecret, type HandlerDeps } from './gateway-handler.ts';
@@ -63,6 +65,22 @@ async function isNative(config: GatewayConfig, kind: JobKind, probe: GatewayRequ
     return false;
   }
   return adapter.nativeJobs?.[kind] === true;
+}
+
+const NEVER = new AbortController().signal;
+
+/** The batch translator of a config that is one target whose adapter has one (`ProviderAdapter.batches`). */
+async function batchTranslatorOf(config: GatewayConfig, probe: GatewayRequest, deps: HandlerDeps): Promise<NativeBatchTarget | undefined> {
+  if (config.targets) return undefined;
+  let resolved: Awaited<ReturnType<HandlerDeps['pipeline']['resolveProvider']>>;
+  try {
+    resolved = await deps.pipeline.resolveProvider(config, { ...probe, config });
+  } catch {
+    return undefined;
+  }
+  const { provider, target } = resolved;
+  if (!provider.batches || provider.nativeJobs?.batches) return undefined;
+  return { providerId: provider.id, translator: provider.batches, target, prepare: (body) => applyParamRules(body, target) };
 }
 
 /** 403 naming the scopes, unless the caller holds one. */
@@ -138,8 +156,44 @@ export async function handleJobCall(request: Request, kind: JobKind, pathname: s
       return rejectRequest(req, deps.pipeline, err);
     }
   };
+  // A translated batch's upstream calls: passthrough calls of this caller with their own method, path and JSON body,
+  // under the batch's config (stored with it), never aborted by this client leaving (the upstream batch must be kept).
+  const send = async (upstream: UpstreamRequest, with_: GatewayConfig = config ?? {}): Promise<Response> => {
+    const query = upstream.path.indexOf('?');
+    const headers = new Headers();
+    if (upstream.body !== undefined) headers.set('content-type', 'application/json');
+    const req: GatewayRequest = {
+      ...requestOf(upstream.body === undefined ? undefined : new TextEncoder().encode(JSON.stringify(upstream.body))),
+      method: upstream.method,
+      path: query < 0 ? upstream.path : upstream.path.slice(0, query),
+      search: query < 0 ? '' : upstream.path.slice(query),
+      headers,
+      config: with_,
+      signal: NEVER,
+    };
+    try {
+      return await runPipeline(req, deps.pipeline);
+    } catch (error) {
+      return rejectRequest(req, deps.pipeline, GatewayError.from(error, { phase: 'pipeline' }));
+    }
+  };
+  const nativeBatches = (with_: GatewayConfig = config ?? {}) => batchTranslatorOf(with_, requestOf(undefined), deps);
   try {
-    return await deps.jobs.handle({ kind, method: request.method, path, search, headers: request.headers, traceId, caller, config: config ?? {}, native, body, forward });
+    return await deps.jobs.handle({
+      kind,
+      method: request.method,
+      path,
+      search,
+      headers: request.headers,
+      traceId,
+      caller,
+      config: config ?? {},
+      native,
+      body,
+      forward,
+      nativeBatches,
+      send,
+    });
   } catch (error) {
     const err = GatewayError.from(error, { phase: kind });
     if (err.status >= 500) deps.logger.error({ err: err.cause ?? err, traceId }, `${kind} call failed`);
