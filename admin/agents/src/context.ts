@@ -9,6 +9,8 @@ export interface AgentsContext {
   guard: OutboundGuard;
   logger: Logger;
   callLog: AgentCallLog;
+  /** TOOL_MAX_ANSWER_BYTES: the most of a whole (non-streamed) upstream answer the proxy reads. */
+  maxAnswerBytes: number;
 }
 
 /** A workspace named by `workspace_id` (body or query), read from the writer; 404 naming the field. */

@@ -3,7 +3,7 @@
  * credentials, organisation- or workspace-level, with workspace access and recorded skills), agent servers exposed to
  * workspaces (skills, user access, the upstream agent card), and the /v1/agent-servers/:id/a2a JSON-RPC proxy.
  */
-import { lazySecretBox, rebindSealed } from '@gateway/admin-kit';
+import { lazySecretBox, rebindSealed, toolMaxAnswerBytes } from '@gateway/admin-kit';
 import { RequestLogServices } from '@gateway/plugin-request-log';
 import { definePlugin, Services } from '@gateway/sdk';
 import { AgentCallLog, type LogSink } from './call-log.ts';
@@ -36,7 +36,7 @@ export default definePlugin({
     const box = lazySecretBox(api.env);
     await rebindSealed(database, { table: agentIntegrations, fields: ['auth_secret'] }, box, api.logger);
     let sink: LogSink | undefined;
-    const ctx: AgentsContext = { database, box, guard: api.service(Services.hostGuard), logger: api.logger, callLog: new AgentCallLog(() => sink) };
+    const ctx: AgentsContext = { database, box, guard: api.service(Services.hostGuard), logger: api.logger, callLog: new AgentCallLog(() => sink), maxAnswerBytes: toolMaxAnswerBytes(api.env) };
     api.onReady(() => {
       sink = api.optional(RequestLogServices.queue);
       api.optional(Services.apiKeyScopes)?.add(SCOPES);

@@ -5,6 +5,7 @@
  * answer: JSON as it came, or a server-sent-event stream relayed chunk by chunk as the upstream sends it. Each call
  * is one request-log row (call-log.ts).
  */
+import { jsonRpcError, readCappedText } from '@gateway/admin-kit';
 import { type AdminRequest, type AdminRoute, and, eq, Errors, GatewayError } from '@gateway/sdk';
 import { FORWARDED_METHODS, isObject, STREAMING_METHODS, type TaskSeen, taskOf } from './a2a-messages.ts';
 import type { AgentsContext } from './context.ts';
@@ -108,7 +109,13 @@ export function invokeRoutes(ctx: AgentsContext): AdminRoute[] {
         out.set('cache-control', 'no-cache');
         return new Response(relay(upstream.body, upstream.status, log), { status: upstream.status, headers: out });
       }
-      const text = await upstream.text();
+      // A whole answer is read up to TOOL_MAX_ANSWER_BYTES, counted as it arrives; past it the rest is not read.
+      const text = await readCappedText(upstream, ctx.maxAnswerBytes);
+      if (text === undefined) {
+        const why = `the answer is larger than ${ctx.maxAnswerBytes} bytes (TOOL_MAX_ANSWER_BYTES)`;
+        log(502, null, { taskId: null, state: null }, null, why, false);
+        return jsonRpcError(Errors.upstreamInvalid(`a2a ${server.slug}`, why), body.id);
+      }
       let seen: TaskSeen = { taskId: null, state: null };
       let rpcFailed = false;
       let error: string | null = upstream.ok ? null : `the upstream answered ${upstream.status}`;

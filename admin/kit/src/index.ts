@@ -42,3 +42,4 @@ export {
   type SubjectUsageLimits,
   type UsageLimitsView,
 } from './contracts.ts';
+export { DEFAULT_TOOL_MAX_ANSWER_BYTES, jsonRpcError, readCappedText, RPC_GATEWAY_REFUSED, RPC_INTERNAL_ERROR, toolMaxAnswerBytes } from './json-rpc.ts';

@@ -2,7 +2,7 @@
  * The MCP gateway (docs/admin/mcp.md): MCP integrations (upstream URL, transport, credentials) and MCP servers
  * exposed to workspaces, their metadata synced from the upstream, and the /v1/mcp/:slug proxy.
  */
-import { AdminServices, lazySecretBox, rebindSealed, type SecretResolver, type SecuritySettingsService } from '@gateway/admin-kit';
+import { AdminServices, lazySecretBox, toolMaxAnswerBytes, rebindSealed, type SecretResolver, type SecuritySettingsService } from '@gateway/admin-kit';
 import { RequestLogServices } from '@gateway/plugin-request-log';
 import { definePlugin, Services } from '@gateway/sdk';
 import type { McpContext } from './context.ts';
@@ -62,6 +62,7 @@ export default definePlugin({
       secrets: () => secrets,
       security: () => security,
       toolLog: new ToolCallLog(() => sink),
+      maxAnswerBytes: toolMaxAnswerBytes(api.env),
       oauth: new McpOAuth({
         database,
         guard,

@@ -5,6 +5,7 @@
  * of session). The gateway adds the upstream credentials, maps its own session ids to the upstream's, filters
  * tools/list by the server's allow and deny lists, refuses a call of a tool they exclude, and logs every tool call.
  */
+import { jsonRpcError, readCappedText } from '@gateway/admin-kit';
 import { type AdminRequest, type AdminRoute, and, type Caller, eq, Errors, GatewayError } from '@gateway/sdk';
 import { requireReader } from './access.ts';
 import type { McpContext } from './context.ts';
@@ -50,6 +51,10 @@ class Exchange {
     private readonly server: ServerRow,
     private readonly caller: Caller,
   ) {}
+
+  get slug(): string {
+    return this.server.slug;
+  }
 
   log(call: PendingCall, outcome: ToolCallOutcome, status: number, response: string | null, error: string | null): void {
     this.ctx.toolLog.record({
@@ -153,8 +158,12 @@ export function proxyRoutes(ctx: McpContext, sessions: McpSessions, bridges: Sse
     return headers;
   }
 
-  /** The upstream's answer as the client gets it: the gateway's session id, events and JSON passed through the exchange. */
-  async function answer(upstreamResponse: Response, exchange: Exchange | undefined, sessionId: string | undefined): Promise<Response> {
+  /**
+   * The upstream's answer as the client gets it: the gateway's session id, events and JSON passed through the
+   * exchange. A whole answer is read up to `maxAnswerBytes` (TOOL_MAX_ANSWER_BYTES); past it the rest is not read and
+   * the client gets a 502 JSON-RPC error for `requestId`.
+   */
+  async function answer(upstreamResponse: Response, exchange: Exchange | undefined, sessionId: string | undefined, requestId: unknown = null): Promise<Response> {
     const headers = new Headers();
     const type = upstreamResponse.headers.get('content-type') ?? '';
     if (type) headers.set('content-type', type);
@@ -166,7 +175,12 @@ export function proxyRoutes(ctx: McpContext, sessions: McpSessions, bridges: Sse
       );
       return new Response(body, { status: upstreamResponse.status, headers });
     }
-    const text = await upstreamResponse.text();
+    const text = await readCappedText(upstreamResponse, ctx.maxAnswerBytes);
+    if (text === undefined) {
+      const why = `the answer is larger than ${ctx.maxAnswerBytes} bytes (TOOL_MAX_ANSWER_BYTES)`;
+      exchange?.failRemaining(502, why);
+      return jsonRpcError(Errors.upstreamInvalid(`mcp ${exchange?.slug ?? ''}`.trim(), why), requestId);
+    }
     if (type.startsWith('application/json') && exchange && text) {
       let parsed: unknown;
       try {
@@ -275,7 +289,7 @@ export function proxyRoutes(ctx: McpContext, sessions: McpSessions, bridges: Sse
       if (initializing && upstreamResponse.ok)
         sessionId = await sessions.open({ serverId: server.id, apiKeyId: req.caller.apiKeyId, upstream: upstreamResponse.headers.get(SESSION) });
       if (session && upstreamResponse.status === 404) await sessions.close(session.id);
-      return answer(upstreamResponse, exchange, sessionId);
+      return answer(upstreamResponse, exchange, sessionId, messages.length === 1 && isObject(messages[0]) ? (messages[0].id ?? null) : null);
     },
   };
 
