@@ -241,3 +241,16 @@ test('SSO_CREATE_USERS=OFF: an unknown user is refused at the first sign-in', as
     await gateway.close();
   }
 });
+
+test('GET /sso/status says whether the deployment signs in with SSO (public: the console asks before anyone signs in)', async () => {
+  const on = await startInProcessGateway({ SSO_CALLBACK_URL: CALLBACK });
+  const off = await startInProcessGateway({});
+  try {
+    const status = async (gateway: Gateway) => (await gateway.handle(new Request(`${GATEWAY}/v1/sso/status`))).json();
+    expect(await status(on)).toEqual({ object: 'sso_status', enabled: true });
+    expect(await status(off)).toEqual({ object: 'sso_status', enabled: false });
+  } finally {
+    await on.close();
+    await off.close();
+  }
+});

@@ -1,6 +1,7 @@
 /**
  * The SSO routes (docs/admin/sso.md). Public, authenticated by what they carry: GET /sso/login (an e-mail address: its
- * domain picks the organisation), GET /sso/callback (the provider's redirect), POST /sso/logout (the session cookie).
+ * domain picks the organisation), GET /sso/callback (the provider's redirect), POST /sso/logout (the session cookie);
+ * GET /sso/status says whether this deployment signs in with SSO at all (the web console offers it only then).
  * Administration: GET and PUT /sso/oidc (the organisation's provider), DELETE /sso/sessions/:sessionId (revocation).
  */
 import { users } from '@gateway/admin-identity';
@@ -152,6 +153,8 @@ export function ssoRoutes(deps: SsoDeps): AdminRoute[] {
     pub('GET', '/sso/login', (req) => login(deps, req.query)),
     pub('GET', '/sso/callback', (req) => callback(deps, req.query)),
     pub('POST', '/sso/logout', (req) => logout(deps, req.headers)),
+    // Deployment-wide only: whether an address's organisation has a provider is known once the address is given.
+    pub('GET', '/sso/status', () => Response.json({ object: 'sso_status', enabled: deps.settings.callbackUrl !== undefined })),
     {
       method: 'GET',
       path: '/sso/oidc',

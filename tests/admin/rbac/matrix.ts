@@ -486,6 +486,7 @@ export const PUBLIC_ROUTES: Readonly<Record<string, string>> = {
   'GET /mcp/oauth/callback': 'MCP OAuth: the authorization server\'s redirect; the one-use state and the PKCE verifier are the credentials (docs/admin/mcp.md)',
   'GET /sso/callback': 'SSO: the identity provider\'s redirect; state, PKCE and the ID token are the credentials',
   'POST /sso/logout': 'SSO: ends the session of the cookie it carries',
+  'GET /sso/status': 'SSO: whether the deployment offers SSO sign-in (SSO_CALLBACK_URL set); no data of any organisation',
   'GET /scim/v2/ServiceProviderConfig': SCIM_TOKEN,
   'GET /scim/v2/ResourceTypes': SCIM_TOKEN,
   'GET /scim/v2/Schemas': SCIM_TOKEN,
