@@ -90,8 +90,8 @@ export interface GatewayRequest {
  * the request log. The response cache embeds conversations this way with a configured embeddings target.
  */
 export interface InternalCall {
-  endpoint: 'chatComplete' | 'complete' | 'embed' | 'moderate';
-  /** The OpenAI-shaped body. */
+  endpoint: 'chatComplete' | 'complete' | 'embed' | 'moderate' | 'responses';
+  /** The OpenAI-shaped body (a Responses body for `responses`). */
   body: JsonObject;
   /** Resolved with `resolveConfig`. */
   config: GatewayConfig;

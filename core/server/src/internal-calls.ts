@@ -8,6 +8,7 @@ const PATHS: Record<InternalCall['endpoint'], string> = {
   complete: '/completions',
   embed: '/embeddings',
   moderate: '/moderations',
+  responses: '/responses',
 };
 
 const NO_METADATA: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);

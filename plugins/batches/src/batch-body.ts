@@ -8,6 +8,8 @@ export const BATCH_ENDPOINTS = {
   '/v1/completions': 'complete',
   '/v1/embeddings': 'embed',
   '/v1/moderations': 'moderate',
+  // Each line a Responses call: native or translated by the pipeline, as POST /v1/responses is.
+  '/v1/responses': 'responses',
 } as const;
 export type BatchEndpoint = keyof typeof BATCH_ENDPOINTS;
 
