@@ -2,25 +2,24 @@
  * OAuth 2.1 connections (MCP's authorization spec): a user asks for an authorization URL
  * (`POST /mcp-servers/:id/connections/authorize`); the gateway finds the upstream's authorization server (RFC 9728
  * protected-resource metadata, RFC 8414 server metadata), starts an authorization-code flow with PKCE (S256) for the
- * client registered with it (the integration's `client_id`, `client_secret`), and keeps the verifier in the state
- * store for MCP_OAUTH_STATE_TTL_MS under a random `state`. The authorization server sends the user's browser to
- * MCP_OAUTH_REDIRECT_URL (`…/v1/mcp/oauth/callback`), where the code is exchanged and the tokens sealed as the user's
- * connection; the proxy sends the access token, refreshed with the refresh token once expired. Every request to the
- * upstream and its authorization server goes through the outbound guard.
+ * client registered with it (the integration's `client_id`, `client_secret`; without a client_id the gateway registers
+ * itself first, oauth-registration.ts), and keeps the verifier in the state store for MCP_OAUTH_STATE_TTL_MS under a
+ * random `state`. The authorization server sends the user's browser to MCP_OAUTH_REDIRECT_URL
+ * (`…/v1/mcp/oauth/callback`), where the code is exchanged and the tokens sealed as the user's connection; the proxy
+ * sends the access token, refreshed with the refresh token once expired. Every request to the upstream and its
+ * authorization server goes through the outbound guard.
  */
 import { discoverOAuthServerInfo, exchangeAuthorization, refreshAuthorization, startAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { Errors, eq, type OutboundGuard, type StateStore } from '@gateway/sdk';
 import type { SecretBox } from '@gateway/admin-kit';
 import type { Database } from '@gateway/sdk';
+import { type ReadyClient, registerGateway, type StoredClient, usableClient } from './oauth-registration.ts';
 import { authSecretAt, connectionSecretAt, mcpConnections } from './tables.ts';
 import type { IntegrationRow } from './upstream.ts';
 
-export interface OAuthClient {
-  client_id: string;
-  client_secret?: string;
-  scope?: string;
-}
+/** A client the token endpoint knows: configured, or registered by the gateway. */
+export type OAuthClient = ReadyClient;
 
 export interface OAuthTokens {
   access_token: string;
@@ -52,9 +51,16 @@ export interface OAuthDeps {
 
 const stateKey = (state: string) => `mcp:oauth:${state}`;
 
-export function oauthClientOf(row: IntegrationRow, box: () => SecretBox): OAuthClient {
+/** The integration's stored client: configured, registered dynamically, or (no client_id) not registered yet. */
+function storedClientOf(row: IntegrationRow, box: () => SecretBox): StoredClient {
   if (row.auth_type !== 'oauth' || !row.auth_secret) throw Errors.badRequest('This MCP server does not take OAuth connections', 'mcpServerId');
-  return box().openJson<OAuthClient>(row.auth_secret, authSecretAt(row.id));
+  return box().openJson<StoredClient>(row.auth_secret, authSecretAt(row.id));
+}
+
+export function oauthClientOf(row: IntegrationRow, box: () => SecretBox): OAuthClient {
+  const stored = storedClientOf(row, box);
+  if (!stored.client_id) throw Errors.badRequest('This MCP integration has no OAuth client yet: a user connects first (the gateway then registers itself)', 'mcpServerId');
+  return { ...stored, client_id: stored.client_id };
 }
 
 export class McpOAuth {
@@ -77,7 +83,7 @@ export class McpOAuth {
 
   /** The URL to send the user to, for their connection to `serverId`. */
   async authorize(integration: IntegrationRow, server: { id: string; organisation_id: string; workspace_id: string }, userId: string, requestOrigin?: string): Promise<string> {
-    const client = oauthClientOf(integration, this.deps.box);
+    const stored = storedClientOf(integration, this.deps.box);
     const redirectUrl = this.redirect(requestOrigin);
     let info: Awaited<ReturnType<typeof discoverOAuthServerInfo>>;
     try {
@@ -85,6 +91,9 @@ export class McpOAuth {
     } catch (error) {
       throw Errors.upstreamUnreachable('mcp oauth', error instanceof Error ? error.message : String(error));
     }
+    const client =
+      usableClient(stored, info.authorizationServerUrl, redirectUrl) ??
+      (await registerGateway({ ...this.deps, fetchFn: this.fetchFn }, integration, stored, info.authorizationServerUrl, info.authorizationServerMetadata, redirectUrl));
     const state = crypto.randomUUID();
     const { authorizationUrl, codeVerifier } = await startAuthorization(info.authorizationServerUrl, {
       metadata: info.authorizationServerMetadata,

@@ -24,7 +24,8 @@ const Auth = Type.Union([
   Type.Object(
     {
       type: Type.Literal('oauth'),
-      client_id: Type.String({ minLength: 1, maxLength: 512 }),
+      /** Absent: the gateway registers itself with the authorization server (RFC 7591) when a user first connects. */
+      client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
       client_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
       scope: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
     },
@@ -100,6 +101,8 @@ export function integrationRoutes(ctx: McpContext): AdminRoute[] {
   /** What is sealed of an auth: the header's value, or the OAuth client's registration. */
   function sealedAuth(auth: Static<typeof Auth>, id: string): string | null {
     if (auth.type === 'header') return ctx.box().seal(auth.header_value, authSecretAt(id));
+    if (auth.type === 'oauth' && auth.client_secret !== undefined && auth.client_id === undefined)
+      throw Errors.badRequest('auth.client_secret needs auth.client_id (without both, the gateway registers its own client)', 'auth.client_id');
     if (auth.type === 'oauth') return ctx.box().sealJson({ client_id: auth.client_id, client_secret: auth.client_secret, scope: auth.scope }, authSecretAt(id));
     return null;
   }
