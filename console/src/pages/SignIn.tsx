@@ -1,10 +1,18 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.ts';
 
 export function SignIn({ onSignIn }: { onSignIn: (key: string) => Promise<string | null> }) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [email, setEmail] = useState('');
+  // The SSO form only where the gateway signs in with SSO (GET /v1/sso/status, public; docs/admin/sso.md).
+  const [sso, setSso] = useState(false);
+  useEffect(() => {
+    api<{ enabled: boolean }>('GET', '/sso/status')
+      .then((s) => setSso(s.enabled === true))
+      .catch(() => setSso(false));
+  }, []);
   return (
     <main class="signin">
       <h1>Gateway console</h1>
@@ -28,22 +36,25 @@ export function SignIn({ onSignIn }: { onSignIn: (key: string) => Promise<string
           Sign in
         </button>
       </form>
-      <form
-        class="sso"
-        aria-label="Sign in with SSO"
-        onSubmit={(e) => {
-          e.preventDefault();
-          // The gateway's SSO flow (docs/admin/sso.md); with SSO_AFTER_LOGIN_URL=/console/ it comes back here signed in.
-          location.assign(`/v1/sso/login?email=${encodeURIComponent(email.trim())}`);
-        }}
-      >
-        <h2>Single sign-on</h2>
-        <label for="sso-email">Work e-mail</label>
-        <input id="sso-email" type="email" autocomplete="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
-        <button type="submit" disabled={!email.trim()}>
-          Sign in with SSO
-        </button>
-      </form>
+      {sso && (
+        <form
+          class="sso"
+          aria-label="Sign in with SSO"
+          onSubmit={(e) => {
+            e.preventDefault();
+            // The gateway's SSO flow (docs/admin/sso.md); with SSO_AFTER_LOGIN_URL=/console/ it comes back here signed in.
+            location.assign(`/v1/sso/login?email=${encodeURIComponent(email.trim())}`);
+          }}
+        >
+          <h2>Single sign-on</h2>
+          <label for="sso-email">Work e-mail</label>
+          <input id="sso-email" type="email" autocomplete="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+          <button type="submit" disabled={!email.trim()}>
+            Sign in with SSO
+          </button>
+          <p class="hint">Your organisation's identity provider signs you in; the session lasts until you sign out.</p>
+        </form>
+      )}
     </main>
   );
 }
