@@ -2,8 +2,11 @@
  * E-mail over SMTP (nodemailer), configured by SMTP_HOST, SMTP_PORT, SMTP_USER, SMTP_PASS, SMTP_FROM and
  * SMTP_SECURE. Without SMTP_HOST nothing is sent: each message is logged at debug (subject and recipients only).
  */
-import { createTransport, type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from '@gateway/sdk';
+
+// Required when SMTP is configured rather than imported: nodemailer costs about 19 MB in every process.
+const loadNodemailer = () => require('nodemailer') as typeof import('nodemailer');
 
 export interface MailMessage {
   to: readonly string[];
@@ -51,7 +54,7 @@ class SmtpMailer implements Mailer {
   private readonly transport: Transporter;
 
   constructor(private readonly settings: SmtpSettings) {
-    this.transport = createTransport({
+    this.transport = loadNodemailer().createTransport({
       host: settings.host,
       port: settings.port,
       // true: TLS from the start (465); false: STARTTLS when the server offers it.

@@ -1,13 +1,10 @@
 import { drizzle as drizzleSqlite } from 'drizzle-orm/bun-sqlite';
-import { drizzle as drizzleMysql } from 'drizzle-orm/mysql2';
-import type { Database, Logger, Migration, MysqlDatabase, SqliteDatabase, TableDefBase, TransactionHelpers } from '@gateway/sdk';
-import { guardHelpers } from './guard.ts';
+import type { Database, Logger, Migration, SqliteDatabase, TableDefBase, TransactionHelpers } from '@gateway/sdk';
 import { createHelpers } from './helpers.ts';
-import { migrateMysql, migrateSqlite } from './migrate.ts';
-import { guardPool, openMysqlPool, readerTarget } from './mysql.ts';
+import { migrateSqlite } from './migrate.ts';
 import { openSqlite } from './sqlite.ts';
 import { DEFAULT_DATABASE_URL, hadrFromEnv, parseDatabaseUrl, readerFromEnv, type ReaderOptions } from './url.ts';
-import { WriterHealth, type WriterHealthOptions } from './writer-health.ts';
+import type { WriterHealthOptions } from './writer-health.ts';
 
 export interface CreateDatabaseOptions {
   /** Read replica (DB_READER_*); MySQL only, ignored for SQLite. */
@@ -69,52 +66,10 @@ export async function createDatabase(url: string, opts: CreateDatabaseOptions = 
     return database;
   }
 
-  const writerPool = openMysqlPool(target);
-  const readerPool = opts.reader ? openMysqlPool(readerTarget(target, opts.reader)) : undefined;
-  const health = opts.hadr
-    ? new WriterHealth(() => writerPool.query({ sql: 'SELECT 1', timeout: 3_000 }), {
-        ...(typeof opts.hadr === 'object' ? opts.hadr : {}),
-        logger: opts.logger,
-      })
-    : undefined;
-  // In HADR mode every use of the writer pool passes the health gate (helpers, transactions, migrations, drizzle).
-  const pool = health ? guardPool(writerPool, health) : writerPool;
-  const db = drizzleMysql({ client: pool });
-  const reader = readerPool ? drizzleMysql({ client: readerPool }) : db;
-  let closing: Promise<void> | undefined;
-  const runTransaction = async <T>(fn: (tx: TransactionHelpers) => Promise<T>): Promise<T> => {
-    const connection = await pool.getConnection();
-    try {
-      await connection.beginTransaction();
-      const txDb = drizzleMysql({ client: connection }) as unknown as MysqlDatabase['db'];
-      try {
-        const result = await fn(createHelpers({ dialect: 'mysql', db: txDb, reader: txDb }));
-        await connection.commit();
-        return result;
-      } catch (error) {
-        await connection.rollback().catch(() => undefined);
-        throw error;
-      }
-    } finally {
-      connection.release();
-    }
-  };
-  const helpers = createHelpers({ dialect: 'mysql', db, reader, writerDown: health ? () => health.isDown : undefined });
-  const database: MysqlDatabase = {
-    ...(health ? guardHelpers(helpers, readerPool !== undefined) : helpers),
-    transaction: health ? (fn) => health.run(() => runTransaction(fn)) : runTransaction,
-    dialect: 'mysql',
-    db,
-    reader,
-    table: <T extends TableDefBase>(def: T) => def.mysql,
-    migrate: (migrations: readonly Migration[]) => (health ? health.run(() => migrateMysql(pool, migrations)) : migrateMysql(pool, migrations)),
-    health: () => health?.health() ?? OK,
-    close: () => {
-      health?.stop();
-      return (closing ??= Promise.all([writerPool.end(), readerPool?.end()]).then(() => undefined));
-    },
-  };
-  return database;
+  // Loaded only here: the MySQL driver and its drizzle binding cost about 25 MB of memory in every process, so a
+  // gateway on the embedded SQLite default never loads them.
+  const { createMysqlDatabase } = await import('./mysql-database.ts');
+  return createMysqlDatabase(target, opts);
 }
 
 /** DATABASE_URL (default `sqlite:./data/gateway.db`), DB_READER_* and MYSQL_WRITER_HADR_MODE from an environment. */

@@ -1,6 +1,9 @@
 import type { ConsumeResult, CounterAddition, CounterCharge, StateStore } from '@gateway/sdk';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { Channels } from './channels.ts';
+
+// Required on first use rather than imported: ioredis costs about 18 MB in every process, and most run without Redis.
+const loadRedis = (): typeof Redis => (require('ioredis') as typeof import('ioredis')).default;
 
 // INCRBY and set the expiry only when the key is new, atomically, so concurrent gateways share one window.
 const INCR_WITH_TTL = `
@@ -65,7 +68,7 @@ export class RedisStateStore implements StateStore {
     private readonly url: string,
     private readonly keyPrefix = 'gw:',
   ) {
-    this.client = new Redis(url, {
+    this.client = new (loadRedis())(url, {
       keyPrefix,
       // Fail fast instead of queueing commands while disconnected: callers degrade (cache miss, local decision).
       enableOfflineQueue: false,
@@ -136,7 +139,7 @@ export class RedisStateStore implements StateStore {
       // and ioredis re-subscribes after every reconnect.
       if (!this.subscriber) {
         // Named, so that operators (and tests counting a process's connections) can tell it from the command one.
-        this.subscriber = new Redis(this.url, {
+        this.subscriber = new (loadRedis())(this.url, {
           connectionName: 'gateway-subscriber',
           maxRetriesPerRequest: null,
           retryStrategy: (times) => Math.min(times * 200, 2_000),

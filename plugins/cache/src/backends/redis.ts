@@ -1,6 +1,9 @@
 import type { Logger } from '@gateway/sdk';
 import type { CacheBackend } from '../stage.ts';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
+
+// Required on first use rather than imported: ioredis costs about 18 MB in every process, and most run without Redis.
+const loadRedis = (): typeof Redis => (require('ioredis') as typeof import('ioredis')).default;
 
 export interface RedisBackendOptions {
   url: string;
@@ -44,7 +47,7 @@ export class RedisBackend implements CacheBackend {
     this.logger = opts.logger;
     this.now = opts.now ?? Date.now;
     this.timeoutMs = opts.timeoutMs;
-    this.client = new Redis(opts.url, {
+    this.client = new (loadRedis())(opts.url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectTimeout: 1_000,
