@@ -27,6 +27,7 @@ export interface NativeBatchLine {
 
 /** A line the provider's batch cannot take: the batch fails before anything is sent, as with a malformed line. */
 export interface NativeBatchLineError {
+  /** The 1-based input line, or 0 for an error of the whole batch. */
   line: number;
   code: string;
   message: string;
@@ -112,8 +113,11 @@ export interface NativeBatchTranslator {
   retrieve(id: string, ctx: NativeBatchContext, ref: JsonObject | undefined): Promise<NativeBatchState>;
   /** Asks the provider to cancel; the state after asking. */
   cancel(id: string, ctx: NativeBatchContext, ref: JsonObject | undefined): Promise<NativeBatchState>;
-  /** The results of an ended batch, one per request that has one, in any order. */
-  results(id: string, ctx: NativeBatchContext, ref: JsonObject | undefined): AsyncIterable<NativeBatchResult>;
+  /**
+   * The results of an ended batch, one per request that has one, in any order. `customIds`: the batch's custom_ids in
+   * input order, for a provider that answers in order without them.
+   */
+  results(id: string, ctx: NativeBatchContext, ref: JsonObject | undefined, customIds: readonly string[]): AsyncIterable<NativeBatchResult>;
 }
 
 /** What the core resolves for a config whose one target's adapter translates batches. */
