@@ -4,8 +4,8 @@
  */
 import { AdminServices, lazySecretBox, toolMaxAnswerBytes, rebindSealed, type SecretResolver, type SecuritySettingsService } from '@gateway/admin-kit';
 import { RequestLogServices } from '@gateway/plugin-request-log';
-import { definePlugin, Services } from '@gateway/sdk';
-import type { McpContext } from './context.ts';
+import { type AdminRoute, definePlugin, Services } from '@gateway/sdk';
+import type { McpContext, ProxyTarget } from './context.ts';
 import { INVOKE_SCOPE, proxyRoutes } from './proxy.ts';
 import { connectionRoutes } from './routes/connections.ts';
 import { integrationRoutes } from './routes/integrations.ts';
@@ -14,6 +14,7 @@ import { McpOAuth } from './oauth.ts';
 import { McpSessions } from './sessions.ts';
 import { SseBridges } from './sse-bridge.ts';
 import { McpSync, syncSettingsFromEnv } from './sync.ts';
+import { TARGET_TTL_MS, TargetCache } from './target-cache.ts';
 import { mcpConnections, mcpIntegrations, mcpMigrations } from './tables.ts';
 import { type LogSink, ToolCallLog } from './tool-log.ts';
 
@@ -44,6 +45,8 @@ export default definePlugin({
     await rebindSealed(database, { table: mcpConnections, fields: ['secret'] }, box, api.logger);
     const ttl = Number(api.env.MCP_SESSION_TTL_MS || SESSION_TTL_MS);
     if (!Number.isInteger(ttl) || ttl <= 0) throw new Error('MCP_SESSION_TTL_MS must be a positive integer (milliseconds)');
+    const targetTtl = Number(api.env.MCP_PROXY_CACHE_TTL_MS || TARGET_TTL_MS);
+    if (!Number.isInteger(targetTtl) || targetTtl < 0) throw new Error('MCP_PROXY_CACHE_TTL_MS must be a non-negative integer (milliseconds)');
     const oauthStateTtl = Number(api.env.MCP_OAUTH_STATE_TTL_MS || 600_000);
     if (!Number.isInteger(oauthStateTtl) || oauthStateTtl <= 0) throw new Error('MCP_OAUTH_STATE_TTL_MS must be a positive integer (milliseconds)');
     let secrets: SecretResolver | undefined;
@@ -63,6 +66,7 @@ export default definePlugin({
       security: () => security,
       toolLog: new ToolCallLog(() => sink),
       maxAnswerBytes: toolMaxAnswerBytes(api.env),
+      targets: new TargetCache<ProxyTarget>(api.state, api.logger, targetTtl),
       oauth: new McpOAuth({
         database,
         guard,
@@ -72,7 +76,12 @@ export default definePlugin({
         stateTtlMs: oauthStateTtl,
       }),
     };
+    ctx.targets.start();
     api.onReady(() => {
+      // A member leaving or a workspace archived ends the proxy's kept reader checks at once.
+      const events = api.optional(AdminServices.events);
+      events?.on('member.removed', () => ctx.targets.changed());
+      events?.on('workspace.archived', () => ctx.targets.changed());
       secrets = api.optional(AdminServices.secretReferences);
       security = api.optional(AdminServices.securitySettings);
       sink = api.optional(RequestLogServices.queue);
@@ -82,8 +91,27 @@ export default definePlugin({
     const bridges = new SseBridges(ttl);
     api.onClose(async () => {
       await sync.stop();
+      ctx.targets.stop();
       await bridges.closeAll();
     });
-    for (const route of [...integrationRoutes(ctx), ...serverRoutes(ctx), ...connectionRoutes(ctx), ...proxyRoutes(ctx, new McpSessions(api.state, ttl), bridges)]) api.route(route);
+    for (const route of [...integrationRoutes(ctx), ...serverRoutes(ctx), ...connectionRoutes(ctx)]) api.route(writes(route) ? clearingTargets(route, ctx) : route);
+    for (const route of proxyRoutes(ctx, new McpSessions(api.state, ttl), bridges)) api.route(route);
   },
 });
+
+/** Routes that may change what the proxy reads: every one but the reads (the OAuth callback writes a connection). */
+const writes = (route: AdminRoute) => route.method !== 'GET' || route.path === '/mcp/oauth/callback';
+
+/** The route, clearing the proxy's kept reads (here and in the other processes) once it has answered. */
+function clearingTargets(route: AdminRoute, ctx: McpContext): AdminRoute {
+  return {
+    ...route,
+    async handle(req) {
+      try {
+        return await route.handle(req);
+      } finally {
+        await ctx.targets.changed();
+      }
+    },
+  };
+}

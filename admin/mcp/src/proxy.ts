@@ -110,10 +110,21 @@ export function proxyRoutes(ctx: McpContext, sessions: McpSessions, bridges: Sse
   async function target(req: AdminRequest): Promise<{ server: ServerRow; upstream: Upstream }> {
     const slug = req.params.slug ?? '';
     const workspaceId = req.caller.workspaceId;
-    const [server] = await database.select(mcpServers, { where: (c) => and(eq(c.workspace_id, workspaceId), eq(c.slug, slug)), limit: 1 });
-    if (!server) throw Errors.notFound(`No MCP server ${JSON.stringify(slug)} in this workspace`);
-    await requireReader(req.principal, server.workspace_id, 'No such MCP server');
-    const [integration] = await database.select(mcpIntegrations, { where: (c) => eq(c.id, server.mcp_integration_id), limit: 1 });
+    // Kept for a few seconds, cleared by any MCP administration write (target-cache.ts).
+    const found = await ctx.targets.target(workspaceId, slug, async () => {
+      const [server] = await database.select(mcpServers, { where: (c) => and(eq(c.workspace_id, workspaceId), eq(c.slug, slug)), limit: 1 });
+      if (!server) return undefined;
+      const [integration] = await database.select(mcpIntegrations, { where: (c) => eq(c.id, server.mcp_integration_id), limit: 1 });
+      return { server, integration };
+    });
+    if (!found) throw Errors.notFound(`No MCP server ${JSON.stringify(slug)} in this workspace`);
+    const { server, integration } = found;
+    const reader = `${req.caller.apiKeyId}\n${server.workspace_id}`;
+    if (!ctx.targets.readerKnown(reader)) {
+      const generation = ctx.targets.currentGeneration;
+      await requireReader(req.principal, server.workspace_id, 'No such MCP server');
+      ctx.targets.rememberReader(reader, generation);
+    }
     if (!integration) throw Errors.notFound('The MCP server has no integration');
     let userValue: string | undefined;
     if (integration.auth_type === 'user_token' || integration.auth_type === 'oauth') {
