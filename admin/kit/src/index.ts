@@ -43,3 +43,4 @@ export {
   type UsageLimitsView,
 } from './contracts.ts';
 export { DEFAULT_TOOL_MAX_ANSWER_BYTES, jsonRpcError, readCappedText, RPC_GATEWAY_REFUSED, RPC_INTERNAL_ERROR, toolMaxAnswerBytes } from './json-rpc.ts';
+export { checkHeaderMappings, HEADER_NAME, resolveMappedHeaders } from './mapped-headers.ts';

@@ -4,14 +4,14 @@
  * sent back keeps the stored one, unless the URL changes (a stored secret only goes where it was entered for).
  */
 import { findWorkspace, requireActive, visibleWorkspaces } from '@gateway/admin-identity';
-import { checkSlug, json, list, noContent, page, requireOrgAdmin, type SecretMapping, validator, writeWithSlug } from '@gateway/admin-kit';
+import { checkHeaderMappings, checkSlug, json, list, noContent, page, requireOrgAdmin, type SecretMapping, validator, writeWithSlug } from '@gateway/admin-kit';
 import { type AdminRequest, type AdminRoute, and, asc, desc, eq, Errors, inArray, isNull, or, type SQL, type Where } from '@gateway/sdk';
 import { type Static, Type } from '@sinclair/typebox';
 import { requireReader, requireWriter } from '../access.ts';
 import { BY_FIELD, type McpContext } from '../context.ts';
 import { presentIntegration } from '../present.ts';
 import { authSecretAt, mcpConnections, mcpIntegrations, mcpServers, ORGANISATION_SCOPE } from '../tables.ts';
-import { checkMappingTargets, type IntegrationRow } from '../upstream.ts';
+import type { IntegrationRow } from '../upstream.ts';
 
 const NOT_FOUND = 'No such MCP integration';
 const MASK = '****';
@@ -118,7 +118,7 @@ export function integrationRoutes(ctx: McpContext): AdminRoute[] {
 
   async function checkMappings(org: string, workspaceId: string | null, mappings: readonly SecretMapping[] | null | undefined): Promise<void> {
     if (!mappings || mappings.length === 0) return;
-    checkMappingTargets(mappings);
+    checkHeaderMappings(mappings);
     const resolver = ctx.secrets();
     if (!resolver) throw Errors.badRequest('secret_mappings need the secret-references plugin, which is not loaded', 'secret_mappings');
     await resolver.check(org, workspaceId === null ? 'all' : [workspaceId], mappings);
