@@ -7,24 +7,28 @@ import { ApiKeys } from './pages/ApiKeys.tsx';
 import { Configs } from './pages/Configs.tsx';
 import { Logs } from './pages/Logs.tsx';
 import { Playground } from './pages/Playground.tsx';
-import { Guardrails, Integrations, Prompts, Providers, VirtualKeys, Workspaces } from './pages/Resources.tsx';
+import { Guardrails } from './pages/Guardrails.tsx';
+import { Integrations, Providers, VirtualKeys } from './pages/Integrations.tsx';
+import { Prompts } from './pages/Prompts.tsx';
 import { SignIn } from './pages/SignIn.tsx';
+import { Workspaces } from './pages/Workspaces.tsx';
+import { orgAdmin } from './roles.ts';
 import './style.css';
 
-/** The pages, in menu order, each with the scope it needs: without it the page is neither shown nor fetched. */
-const PAGES = [
+/** The pages, in menu order, each with the scope (and role) it needs: without it the page is neither shown nor fetched. */
+const PAGES: { path: string; title: string; scope: string; role?: (self: Self) => boolean; Page: (props: { self: Self; sub: string }) => preact.JSX.Element }[] = [
   { path: 'logs', title: 'Logs', scope: 'logs.read', Page: Logs },
   { path: 'playground', title: 'Playground', scope: 'completions.write', Page: Playground },
   { path: 'api-keys', title: 'API keys', scope: 'api_keys.read', Page: ApiKeys },
   { path: 'analytics', title: 'Analytics', scope: 'analytics.read', Page: Analytics },
   { path: 'configs', title: 'Configs', scope: 'configs.read', Page: Configs },
   { path: 'workspaces', title: 'Workspaces', scope: 'workspaces.read', Page: Workspaces },
-  { path: 'integrations', title: 'Integrations', scope: 'integrations.read', Page: Integrations },
+  { path: 'integrations', title: 'Integrations', scope: 'integrations.read', role: orgAdmin, Page: Integrations },
   { path: 'providers', title: 'Providers', scope: 'providers.read', Page: Providers },
   { path: 'virtual-keys', title: 'Virtual keys', scope: 'virtual_keys.read', Page: VirtualKeys },
   { path: 'guardrails', title: 'Guardrails', scope: 'guardrails.read', Page: Guardrails },
   { path: 'prompts', title: 'Prompts', scope: 'prompts.read', Page: Prompts },
-] as const;
+];
 
 function App() {
   const [self, setSelf] = useState<Self | null>(null);
@@ -70,7 +74,7 @@ function Shell({ self, onSignOut }: { self: Self; onSignOut: () => void }) {
     addEventListener('popstate', onPop);
     return () => removeEventListener('popstate', onPop);
   }, []);
-  const pages = PAGES.filter((p) => can(self, p.scope));
+  const pages = PAGES.filter((p) => can(self, p.scope) && (p.role?.(self) ?? true));
   const [first, ...rest] = path.split('/');
   const page = pages.find((p) => p.path === first) ?? pages[0];
   useEffect(() => {

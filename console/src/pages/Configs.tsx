@@ -1,8 +1,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, can, type Page, type Self } from '../api.ts';
+import { api, ApiError, type Page, type Self } from '../api.ts';
 import { diffLines } from '../diff.ts';
 import { short, time } from '../format.ts';
 import { navigate } from '../nav.ts';
+import { may, workspaceWriter } from '../roles.ts';
+import { DeleteButton, Field, FormDialog, JsonField, Opener, parseJson } from '../ui.tsx';
 
 interface Config {
   id: string;
@@ -26,20 +28,23 @@ const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 const message = (e: unknown) => (e instanceof ApiError ? e.message : String(e));
 
 export function Configs({ self, sub }: { self: Self; sub: string }) {
-  return sub ? <ConfigEditor self={self} id={sub} /> : <ConfigList />;
+  return sub ? <ConfigEditor self={self} id={sub} /> : <ConfigList self={self} />;
 }
 
-function ConfigList() {
+function ConfigList({ self }: { self: Self }) {
   const [configs, setConfigs] = useState<Config[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [tick, setTick] = useState(0);
   useEffect(() => {
     api<Page<Config>>('GET', '/configs?page_size=100')
       .then((p) => setConfigs(p.data))
       .catch((e) => setError(message(e)));
-  }, []);
+  }, [tick]);
+  const reload = () => setTick((t) => t + 1);
   return (
     <section aria-labelledby="cfg-title">
       <h1 id="cfg-title">Configs</h1>
+      {may(self, 'configs.write', workspaceWriter) && <Opener label="New config">{(close) => <NewConfig onClose={close} onSaved={reload} />}</Opener>}
       {error && (
         <p role="alert" class="error">
           {error}
@@ -50,7 +55,7 @@ function ConfigList() {
         <table>
           <thead>
             <tr>
-              {['Name', 'Slug', 'Workspace', 'Version', 'Default', 'Updated'].map((h) => (
+              {['Name', 'Slug', 'Workspace', 'Version', 'Default', 'Updated', ...(may(self, 'configs.delete', workspaceWriter) ? ['Actions'] : [])].map((h) => (
                 <th key={h} scope="col">
                   {h}
                 </th>
@@ -76,6 +81,17 @@ function ConfigList() {
                 <td class="num">{c.version}</td>
                 <td>{c.is_default ? 'yes' : ''}</td>
                 <td>{time(c.updated_at)}</td>
+                {may(self, 'configs.delete', workspaceWriter) && (
+                  <td class="actions">
+                    <DeleteButton
+                      what={`config ${c.name}`}
+                      onDelete={async () => {
+                        await api('DELETE', `/configs/${c.id}`);
+                        reload();
+                      }}
+                    />
+                  </td>
+                )}
               </tr>
             ))}
           </tbody>
@@ -85,8 +101,30 @@ function ConfigList() {
   );
 }
 
+/** A new saved config: name, slug and the JSON, which the gateway validates (every violation in its refusal). */
+function NewConfig({ onClose, onSaved }: { onClose: () => void; onSaved: () => void }) {
+  const [name, setName] = useState('');
+  const [slug, setSlug] = useState('');
+  const [text, setText] = useState(pretty({ retry: { attempts: 2 }, provider: '@your-provider' }));
+  return (
+    <FormDialog
+      title="New config"
+      submit="Create"
+      onClose={onClose}
+      onSubmit={async () => {
+        await api('POST', '/configs', { name, ...(slug ? { slug } : {}), config: parseJson('Config', text) });
+        onSaved();
+      }}
+    >
+      <Field label="Name" required value={name} onInput={setName} />
+      <Field label="Slug" value={slug} onInput={setSlug} hint="Requests name it in x-gateway-config; made from the name when empty." />
+      <JsonField label="Config (JSON)" rows={10} value={text} onInput={setText} />
+    </FormDialog>
+  );
+}
+
 function ConfigEditor({ self, id }: { self: Self; id: string }) {
-  const mayWrite = can(self, 'configs.write');
+  const mayWrite = may(self, 'configs.write', workspaceWriter);
   const [config, setConfig] = useState<Config | null>(null);
   const [versions, setVersions] = useState<Version[]>([]);
   const [text, setText] = useState('');
