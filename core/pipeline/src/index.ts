@@ -1,5 +1,6 @@
 export { runPipeline, rejectRequest, type PipelineDeps, type PipelineStages } from './runner.ts';
 export { orderStages, type OrderedStages } from './stage-order.ts';
+export { toolCallPhase } from './tool-calls.ts';
 export { route, type EngineDeps, type ResolvedTarget, type RoutedResult } from './engine.ts';
 export { callProvider, ClientGoneError, type CallOptions } from './call.ts';
 export { HostGuard, isPrivateAddress, type Connector, type HostGuardOptions, type Resolver, type Route } from './host-guard.ts';

@@ -5,13 +5,15 @@
  * A name that no loaded stage has is ignored (its plugin may be disabled or not installed); a name of a stage of
  * another phase, or relations that go round in a cycle, stop the start with an error naming the stages.
  */
-import type { AttemptStage, FinallyStage, RequestStage, ResponseStage, Stage } from '@gateway/sdk';
+import type { AttemptStage, FinallyStage, RequestStage, ResponseStage, Stage, ToolCallStage } from '@gateway/sdk';
 
 export interface OrderedStages {
   requestStages: readonly RequestStage[];
   attemptStages: readonly AttemptStage[];
   responseStages: readonly ResponseStage[];
   finallyStages: readonly FinallyStage[];
+  /** The tool-call phase's stages (tool-calls.ts), which the proxies of tool and agent calls run. */
+  toolCallStages: readonly ToolCallStage[];
 }
 
 const listed = (names: string | readonly string[] | undefined): readonly string[] =>
@@ -63,5 +65,6 @@ export function orderStages(stages: readonly Stage[]): OrderedStages {
     attemptStages: orderPhase(stages.filter((s): s is AttemptStage => s.phase === 'attempt'), phaseOf),
     responseStages: orderPhase(stages.filter((s): s is ResponseStage => s.phase === 'response'), phaseOf),
     finallyStages: orderPhase(stages.filter((s): s is FinallyStage => s.phase === 'finally'), phaseOf),
+    toolCallStages: orderPhase(stages.filter((s): s is ToolCallStage => s.phase === 'toolCall'), phaseOf),
   };
 }

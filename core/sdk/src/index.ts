@@ -5,6 +5,7 @@ export * from './config-fields.ts';
 export * from './provider.ts';
 export * from './pricing.ts';
 export * from './plugin.ts';
+export * from './tool-calls.ts';
 export * from './services.ts';
 export * from './routing.ts';
 export * from './responses.ts';

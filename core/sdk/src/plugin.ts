@@ -5,6 +5,7 @@ import type { AttemptContinuation, ContinuationMode, StreamResumption } from './
 import type { GatewayError } from './errors.ts';
 import type { ProviderAdapter } from './provider.ts';
 import type { ServiceToken } from './services.ts';
+import type { ToolCall, ToolCallStage } from './tool-calls.ts';
 import type { EndpointKind, JsonObject, Logger, StateStore } from './types.ts';
 import type { Figures, TokenUsage } from './usage.ts';
 
@@ -265,7 +266,8 @@ export interface FinallyStage extends StageBase {
   run(req: GatewayRequest, outcome: Outcome): void | Promise<void>;
 }
 
-export type Stage = RequestStage | AttemptStage | ResponseStage | FinallyStage;
+/** A stage of the tool-call phase (tool-calls.ts): around the MCP and A2A proxies' tool and agent calls. */
+export type Stage = RequestStage | AttemptStage | ResponseStage | FinallyStage | ToolCallStage;
 
 // ---- strategies -----------------------------------------------------------------------------------------------
 
@@ -292,6 +294,12 @@ export interface GuardrailCheckContext {
   /** The text being judged: the request for input checks, the answer for output checks. */
   phase: 'input' | 'output';
   responseBody?: JsonObject;
+  /**
+   * Set when a tool or agent call is judged (tool-calls.ts): `request.body` then holds its text as a chat request
+   * (the arguments' text as the user message) and `responseBody` its result's text as a chat completion, so that
+   * checks of text judge them unchanged; a check that knows tool calls reads the call itself here.
+   */
+  toolCall?: ToolCall;
 }
 
 export interface GuardrailCheck {

@@ -12,6 +12,7 @@ import type { OutboundGuard } from './outbound.ts';
 import type { Caller, GatewayCalls, GatewayRequest, GuardrailCheck } from './plugin.ts';
 import type { IntegrationPrices, Pricing } from './pricing.ts';
 import type { ProviderAdapter } from './provider.ts';
+import type { ToolCallPhase } from './tool-calls.ts';
 
 /** The name of a service whose value is a T. Made with `defineService`; compared by `id`. */
 export interface ServiceToken<T> {
@@ -188,6 +189,8 @@ export const Services = {
   // ---- provided by the host once every plugin is set up (look it up in `onReady`)
   /** Calls through the gateway's own pipeline (docs/plugins.md, "Calls through the gateway"). */
   gatewayCalls: defineService<GatewayCalls>('gatewayCalls'),
+  /** The tool-call phase (tool-calls.ts), for the proxies of tool and agent calls. */
+  toolCalls: defineService<ToolCallPhase>('toolCalls'),
 
   // ---- provided by a plugin, read by the core
   apiKeyVerifier: defineService<KeyVerifier>('apiKeyVerifier'),

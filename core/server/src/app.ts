@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { configValidator, loadedConfig, setSavedConfigResolver, setSavedGuardrailResolver, useLoadedFields } from '@gateway/config';
 import { createDatabase, databaseThreads } from '@gateway/db';
 import { loadPlugins, type LoadResult } from '@gateway/loader';
-import { HostGuard, Inheritance, orderStages, type PipelineDeps, type Resolver, useResponseStore } from '@gateway/pipeline';
+import { HostGuard, Inheritance, orderStages, type PipelineDeps, type Resolver, toolCallPhase, useResponseStore } from '@gateway/pipeline';
 import {
   type DatabaseHealth,
   type EndpointKind,
@@ -174,6 +174,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   };
   // Calls plugins make through this pipeline (the response cache's embeddings target), looked up in their onReady.
   registry.provide(Services.gatewayCalls, internalCalls(pipeline));
+  // The tool-call phase's stages, run by the proxies of tool and agent calls (MCP, A2A), looked up in their onReady.
+  registry.provide(Services.toolCalls, toolCallPhase(stages.toolCallStages));
   const authenticator = registry.optional(Services.apiKeyVerifier);
   const readiness = new Readiness(database, loadProblems(plugins, authenticator !== undefined));
   const deps: HandlerDeps = {
