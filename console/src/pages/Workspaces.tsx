@@ -3,7 +3,7 @@
  * role, change a role, remove. Creating and deleting workspaces is for organisation admins; editing for the
  * workspace's admins; members are managed by its admins and managers. Without the role the control is not shown.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, can, type Self } from '../api.ts';
 import { dash, short, time } from '../format.ts';
 import { may, orgAdmin, workspaceAdmin, workspaceWriter } from '../roles.ts';
@@ -117,6 +117,12 @@ function Members({ self, workspaceId }: { self: Self; workspaceId: string }) {
   const path = `/workspaces/${encodeURIComponent(workspaceId)}`;
   const { rows, error, reload } = useList<Member>(can(self, 'workspace_users.read') ? `${path}/users?page_size=1000` : null);
   const [failed, setFailed] = useState<string | null>(null);
+  const [workspace, setWorkspace] = useState<Workspace | null>(null);
+  useEffect(() => {
+    api<Workspace>('GET', path)
+      .then(setWorkspace)
+      .catch(() => setWorkspace(null));
+  }, [path]);
   // Members are managed by the workspace's admins and managers (managers: never the admin role, the gateway says so).
   const manage = can(self, 'workspace_users.write') && (orgAdmin(self) || (workspaceId === self.workspace_id && workspaceWriter(self)));
   const setRole = async (m: Member, role: string) => {
@@ -133,7 +139,7 @@ function Members({ self, workspaceId }: { self: Self; workspaceId: string }) {
       <p>
         <Link to="workspaces">← All workspaces</Link>
       </p>
-      <h1 id="members-title">Members</h1>
+      <h1 id="members-title">{workspace ? `Members of ${workspace.name}` : 'Members'}</h1>
       {!can(self, 'workspace_users.read') && <p>This key may not list the members of a workspace (workspace_users.read).</p>}
       {manage && <Opener label="Add a member">{(close) => <AddMember self={self} path={path} onClose={close} onSaved={reload} />}</Opener>}
       <Alert text={error ?? failed} />
