@@ -63,6 +63,10 @@ export async function signIn(browser: Browser, origin: string, key: string, path
 
 export const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 
-/** The rows of the table on the page, as text (evaluated in the page: a function, since the CSP forbids eval). */
+/** The rows of the page's tables, their cells' texts joined by ' | ' (evaluated in the page: a function, since the CSP forbids eval). */
 export const rowTexts = (page: Page): Promise<string[]> =>
-  page.evaluate(() => [...(globalThis as any).document.querySelectorAll('main table:not(.sr-only) > tbody > tr')].map((r: { textContent: string }) => r.textContent));
+  page.evaluate(() =>
+    [...(globalThis as any).document.querySelectorAll('main table:not(.sr-only) > tbody > tr')].map((r: { cells: { textContent: string }[] }) =>
+      [...r.cells].map((c) => c.textContent).join(' | '),
+    ),
+  );

@@ -1,7 +1,10 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type Page, type Self } from '../api.ts';
-import { cents, dash, json, num, short, time } from '../format.ts';
-import { navigate } from '../nav.ts';
+import { cents, dash, num, short, time } from '../format.ts';
+import { apiParams, FILTER_FIELDS, type LogView, readView, SINCE, withMetadata, writeView } from '../logFilters.ts';
+import { BASE, navigate } from '../nav.ts';
+import { LogDetail, rememberListSearch } from './LogDetail.tsx';
+import './logs.css';
 
 /** A log as GET /v1/logs lists it (admin/settings/src/logs/present.ts); the detail adds bodies, attempts, hooks. */
 export interface Log {
@@ -9,16 +12,30 @@ export interface Log {
   trace_id: string;
   workspace_id: string;
   api_key_id: string;
+  user_id: string | null;
   provider: string | null;
   provider_slug: string | null;
+  config_id: string | null;
+  prompt_id: string | null;
+  prompt_version: number | null;
   model: string | null;
   endpoint: string;
+  method: string | null;
+  path: string | null;
   status: number | null;
   latency_ms: number | null;
+  upstream_latency_ms: number | null;
   total_tokens: number | null;
   prompt_tokens: number | null;
   completion_tokens: number | null;
+  cache_read_input_tokens: number | null;
+  cache_write_input_tokens: number | null;
+  audio_input_tokens: number | null;
+  image_input_tokens: number | null;
+  reasoning_tokens: number | null;
+  audio_output_tokens: number | null;
   cost_cents: number | null;
+  priced: boolean | null;
   cache_status: string | null;
   retry_count: number | null;
   target_index: number | null;
@@ -32,99 +49,178 @@ export interface Log {
   hook_results?: unknown;
 }
 
-/** The filters the form offers: parameters of docs/admin/analytics.md "Filters". */
-const FILTERS = [
-  { name: 'status', label: 'Status', placeholder: '200,429' },
-  { name: 'provider', label: 'Provider', placeholder: 'openai or a slug' },
-  { name: 'model', label: 'Model', placeholder: 'gpt-4o-mini' },
-  { name: 'api_key_id', label: 'API key id', placeholder: 'uuid' },
-  { name: 'trace_id', label: 'Trace id', placeholder: 'trace id' },
-  { name: 'metadata', label: 'Metadata (JSON)', placeholder: '{"team":"red"}' },
-  { name: 'latency_min', label: 'Latency from (ms)', placeholder: '1000' },
-  { name: 'cost_min', label: 'Cost from (cents)', placeholder: '0.5' },
-] as const;
-
-/** The time filter: `time_of_generation_min` this far back. */
-const SINCE: Record<string, number | null> = { 'any time': null, 'last hour': 3_600_000, 'last 24 hours': 86_400_000, 'last 7 days': 7 * 86_400_000 };
+/** How often the live table asks for new rows. */
+const LIVE_EVERY_MS = 5000;
 
 export function Logs({ sub }: { self: Self; sub: string }) {
   return sub ? <LogDetail id={sub} /> : <LogList />;
 }
 
 function LogList() {
-  const [filters, setFilters] = useState<Record<string, string>>({});
-  const [applied, setApplied] = useState<Record<string, string>>({});
+  // The address is the view's truth: the form's draft becomes the view (and the address) on Filter.
+  const [view, setView] = useState<LogView>(() => readView(location.search));
+  const [draft, setDraft] = useState<LogView>(view);
   const [logs, setLogs] = useState<Log[] | null>(null);
   const [next, setNext] = useState<string | null>(null);
-  const [since, setSince] = useState('any time');
   const [error, setError] = useState<string | null>(null);
-  const [live, setLive] = useState(false);
   const [tick, setTick] = useState(0);
+  const [fresh, setFresh] = useState<Set<string>>(new Set());
+  const [updated, setUpdated] = useState<string | null>(null);
+  const shown = useRef<Log[]>([]);
+  shown.current = logs ?? [];
+
+  // Back and Forward between filtered views.
+  useEffect(() => {
+    const onPop = () => {
+      if (!location.pathname.replace(/\/+$/, '').endsWith('/logs')) return;
+      const v = readView(location.search);
+      setView(v);
+      setDraft(v);
+    };
+    addEventListener('popstate', onPop);
+    return () => removeEventListener('popstate', onPop);
+  }, []);
+  useEffect(() => {
+    rememberListSearch(writeView(view));
+  }, [view]);
+
+  const show = (v: LogView, push: boolean) => {
+    const url = `${BASE}logs${writeView(v)}`;
+    if (push) history.pushState(null, '', url);
+    else history.replaceState(null, '', url);
+    setView(v);
+  };
 
   const query = (cursor?: string) => {
-    const q = new URLSearchParams({ limit: '50' });
-    for (const [k, v] of Object.entries(applied)) if (v.trim()) q.set(k, v.trim());
-    const back = SINCE[since];
-    if (back) q.set('time_of_generation_min', new Date(Date.now() - back).toISOString());
+    const q = apiParams(view);
+    q.set('limit', '50');
     if (cursor) q.set('cursor', cursor);
     return `/logs?${q}`;
   };
+  const fail = (e: unknown) => setError(e instanceof ApiError ? e.message : String(e));
 
+  // The newest page of the view (again on Refresh).
   useEffect(() => {
     let gone = false;
+    setFresh(new Set());
     api<Page<Log>>('GET', query())
-      .then((page) => !gone && (setLogs(page.data), setNext(page.next_cursor ?? null), setError(null)))
-      .catch((e) => !gone && setError(e instanceof ApiError ? e.message : String(e)));
+      .then((page) => {
+        if (gone) return;
+        setLogs(page.data);
+        setNext(page.next_cursor ?? null);
+        setError(null);
+      })
+      .catch((e) => !gone && fail(e));
     return () => {
       gone = true;
     };
-  }, [applied, since, tick]);
+  }, [view.filters, view.since, view.from, view.to, tick]);
+
+  // Live: the newest page of the same view every few seconds; rows not shown yet go on top, the older pages already
+  // loaded stay. More new rows than a page: the table starts again from the newest (with its cursor).
+  useEffect(() => {
+    if (!view.live) return;
+    let gone = false;
+    const timer = setInterval(() => {
+      api<Page<Log>>('GET', query())
+        .then((page) => {
+          if (gone) return;
+          const known = new Set(shown.current.map((l) => l.id));
+          const added = page.data.filter((l) => !known.has(l.id));
+          const gap = added.length === page.data.length && page.next_cursor && shown.current.length > 0;
+          if (gap) {
+            setLogs(page.data);
+            setNext(page.next_cursor ?? null);
+          } else if (added.length) setLogs([...added, ...shown.current]);
+          // The rows of the last update that brought any stay marked until the next one that does.
+          if (added.length) setFresh(new Set(added.map((l) => l.id)));
+          setUpdated(`${new Date().toLocaleTimeString()}: ${added.length === 0 ? 'no new logs' : added.length === 1 ? '1 new log' : `${added.length} new logs`}`);
+          setError(null);
+        })
+        .catch((e) => !gone && fail(e));
+    }, LIVE_EVERY_MS);
+    return () => {
+      gone = true;
+      clearInterval(timer);
+    };
+  }, [view, tick]);
 
   // Older rows, after the last one shown (the list's cursor).
   const more = () =>
     api<Page<Log>>('GET', query(next ?? undefined))
-      .then((page) => (setLogs((shown) => [...(shown ?? []), ...page.data]), setNext(page.next_cursor ?? null)))
-      .catch((e) => setError(e instanceof ApiError ? e.message : String(e)));
+      .then((page) => (setLogs([...shown.current, ...page.data]), setNext(page.next_cursor ?? null)))
+      .catch(fail);
 
-  // Live: the newest page again every 5 seconds while the box is ticked.
-  useEffect(() => {
-    if (!live) return;
-    const timer = setInterval(() => setTick((t) => t + 1), 5000);
-    return () => clearInterval(timer);
-  }, [live]);
+  const field = (name: string, value: string) => setDraft({ ...draft, filters: { ...draft.filters, [name]: value } });
 
   return (
     <section aria-labelledby="logs-title">
       <h1 id="logs-title">Logs</h1>
       <form
         class="filters"
+        aria-label="Filter the logs"
         onSubmit={(e) => {
           e.preventDefault();
-          setApplied({ ...filters });
+          show({ ...draft, live: view.live }, true);
         }}
       >
-        {FILTERS.map((f) => (
+        {FILTER_FIELDS.map((f) => (
           <label key={f.name}>
             {f.label}
-            <input name={f.name} placeholder={f.placeholder} value={filters[f.name] ?? ''} onInput={(e) => setFilters({ ...filters, [f.name]: e.currentTarget.value })} />
+            <input
+              name={f.name}
+              placeholder={f.placeholder}
+              inputMode={f.numeric ? 'decimal' : undefined}
+              value={draft.filters[f.name] ?? ''}
+              onInput={(e) => field(f.name, e.currentTarget.value)}
+            />
           </label>
         ))}
         <label>
           Since
-          <select value={since} onChange={(e) => setSince(e.currentTarget.value)}>
-            {Object.keys(SINCE).map((k) => (
-              <option key={k}>{k}</option>
+          <select value={draft.since} onChange={(e) => setDraft({ ...draft, since: e.currentTarget.value })}>
+            {Object.entries(SINCE).map(([k, s]) => (
+              <option key={k} value={k}>
+                {s.label}
+              </option>
             ))}
           </select>
         </label>
-        <button type="submit">Filter</button>
-        <button type="button" onClick={() => setTick((t) => t + 1)}>
-          Refresh
-        </button>
-        <label class="inline">
-          <input type="checkbox" checked={live} onChange={(e) => setLive(e.currentTarget.checked)} /> Live
-        </label>
+        {draft.since === 'range' && (
+          <>
+            <label>
+              From
+              <input type="datetime-local" step="1" value={draft.from} onInput={(e) => setDraft({ ...draft, from: e.currentTarget.value })} />
+            </label>
+            <label>
+              To
+              <input type="datetime-local" step="1" value={draft.to} onInput={(e) => setDraft({ ...draft, to: e.currentTarget.value })} />
+            </label>
+          </>
+        )}
+        <div class="actions">
+          <button type="submit">Filter</button>
+          <button
+            type="button"
+            onClick={() => {
+              const none: LogView = { filters: {}, since: 'any', from: '', to: '', live: view.live };
+              setDraft(none);
+              show(none, true);
+            }}
+          >
+            Clear
+          </button>
+          <button type="button" onClick={() => setTick((t) => t + 1)}>
+            Refresh
+          </button>
+          <label class="inline">
+            <input type="checkbox" checked={view.live} onChange={(e) => show({ ...view, live: e.currentTarget.checked }, false)} /> Live
+          </label>
+        </div>
       </form>
+      <p class="muted live-status" role="status" aria-live="polite">
+        {view.live ? `Live: new logs every ${LIVE_EVERY_MS / 1000} s${updated ? ` · ${updated}` : ''}` : ''}
+      </p>
       {error && (
         <p role="alert" class="error">
           {error}
@@ -136,7 +232,7 @@ function LogList() {
         <p>No logs match.</p>
       ) : (
         <div class="scroll">
-          <table>
+          <table class="logs">
             <caption class="sr-only">Request logs, newest first</caption>
             <thead>
               <tr>
@@ -149,7 +245,7 @@ function LogList() {
             </thead>
             <tbody>
               {logs.map((log) => (
-                <tr key={log.id}>
+                <tr key={log.id} class={fresh.has(log.id) ? 'fresh' : undefined}>
                   <td>
                     <a
                       href={`/console/logs/${log.id}`}
@@ -169,7 +265,29 @@ function LogList() {
                   <td class="num">{log.latency_ms === null ? dash : `${num(log.latency_ms)} ms`}</td>
                   <td class="num">{num(log.total_tokens)}</td>
                   <td class="num">{cents(log.cost_cents)}</td>
-                  <td>{log.metadata_hidden ? 'hidden' : log.metadata ? Object.entries(log.metadata).map(([k, v]) => `${k}=${v}`).join(' ') : dash}</td>
+                  <td>
+                    {log.metadata_hidden
+                      ? 'hidden'
+                      : log.metadata && Object.keys(log.metadata).length
+                        ? Object.entries(log.metadata).map(([k, v]) => (
+                            // A pair filters the table by it (added to the metadata filter).
+                            <button
+                              type="button"
+                              class="pair"
+                              key={k}
+                              title={`Show only logs with ${k}=${v}`}
+                              onClick={() => {
+                                const v2 = withMetadata(view, k, v);
+                                setDraft(v2);
+                                show(v2, true);
+                              }}
+                            >
+                              {k}={v}
+                            </button>
+                          ))
+                          .flatMap((b) => [b, ' '])
+                        : dash}
+                  </td>
                   <td>
                     <code>{log.trace_id}</code>
                   </td>
@@ -185,136 +303,5 @@ function LogList() {
         </div>
       )}
     </section>
-  );
-}
-
-function LogDetail({ id }: { id: string }) {
-  const [log, setLog] = useState<Log | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    api<Log>('GET', `/logs/${encodeURIComponent(id)}`)
-      .then(setLog)
-      .catch((e) => setError(e instanceof ApiError ? e.message : String(e)));
-  }, [id]);
-  return (
-    <section aria-labelledby="log-title">
-      <p>
-        <a
-          href="/console/logs"
-          onClick={(e) => {
-            e.preventDefault();
-            navigate('logs');
-          }}
-        >
-          ← All logs
-        </a>
-      </p>
-      <h1 id="log-title">Log {id}</h1>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      {log && (
-        <>
-          <dl class="facts">
-            <dt>Time</dt>
-            <dd>{time(log.created_at)}</dd>
-            <dt>Status</dt>
-            <dd>{log.status ?? dash}</dd>
-            <dt>Endpoint</dt>
-            <dd>{log.endpoint}</dd>
-            <dt>Provider</dt>
-            <dd>{log.provider_slug ? `@${log.provider_slug} (${log.provider})` : (log.provider ?? dash)}</dd>
-            <dt>Model</dt>
-            <dd>{log.model ?? dash}</dd>
-            <dt>Latency</dt>
-            <dd>{log.latency_ms === null ? dash : `${num(log.latency_ms)} ms`}</dd>
-            <dt>Tokens (in / out)</dt>
-            <dd>
-              {num(log.prompt_tokens)} / {num(log.completion_tokens)}
-            </dd>
-            <dt>Cost</dt>
-            <dd>{cents(log.cost_cents)}</dd>
-            <dt>Cache</dt>
-            <dd>{log.cache_status ?? dash}</dd>
-            <dt>Retries · target</dt>
-            <dd>
-              {num(log.retry_count)} · {log.target_index ?? dash}
-            </dd>
-            <dt>Trace id</dt>
-            <dd>
-              <code>{log.trace_id}</code>
-            </dd>
-            {log.error && (
-              <>
-                <dt>Error</dt>
-                <dd>
-                  {log.error.code}: {log.error.message}
-                </dd>
-              </>
-            )}
-          </dl>
-          <h2>Attempts (retries and fallbacks)</h2>
-          <Attempts attempts={log.attempts} />
-          <h2>Hook results</h2>
-          <pre>{json(log.hook_results)}</pre>
-          <h2>Request body</h2>
-          <pre>{json(log.request_body)}</pre>
-          <h2>Response body</h2>
-          <pre>{json(log.response_body)}</pre>
-        </>
-      )}
-    </section>
-  );
-}
-
-/** One provider call of a request (sdk AttemptRecord), in the order made: the retry and fallback path. */
-interface Attempt {
-  index: string;
-  providerId: string;
-  providerSlug?: string;
-  retry: number;
-  status: number;
-  latencyMs: number;
-  error?: string;
-  broken?: boolean;
-  continued?: string;
-}
-
-function Attempts({ attempts }: { attempts: unknown }) {
-  if (attempts === null || attempts === undefined || (Array.isArray(attempts) && attempts.length === 0)) return <p>None recorded.</p>;
-  if (!Array.isArray(attempts)) return <pre>{json(attempts)}</pre>;
-  return (
-    <table class="attempts">
-      <thead>
-        <tr>
-          {['#', 'Target', 'Provider', 'Retry', 'Status', 'Latency', 'Error'].map((h) => (
-            <th key={h} scope="col">
-              {h}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {(attempts as Attempt[]).map((a, i) => (
-          <tr key={i}>
-            <td>{i + 1}</td>
-            <td>
-              <code>{a.index}</code>
-            </td>
-            <td>{a.providerSlug ? `@${a.providerSlug}` : a.providerId}</td>
-            <td class="num">{a.retry}</td>
-            <td class={a.status < 400 ? 'ok' : 'bad'}>{a.status}</td>
-            <td class="num">{num(a.latencyMs)} ms</td>
-            <td>
-              {a.error ?? dash}
-              {a.broken ? ' (stream broke)' : ''}
-              {a.continued ? ` (continued: ${a.continued})` : ''}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
   );
 }
