@@ -110,7 +110,7 @@ describe.skipIf(skipReason !== null)(`console management pages in Chromium${skip
     await gateway?.close();
   });
 
-  test('workspaces: create, rename, add members (an existing user and a new address), change a role, remove, delete', async () => {
+  test('workspaces: create, rename, add members (an existing user and a new address), change a role, remove, archive, delete', async () => {
     const page = await signedIn(TEST_ADMIN_KEY);
     await go(page, 'Workspaces');
     await (await dialog(page, 'New workspace', 'New workspace', { Name: 'Research', Slug: 'research' }, 'Create')).waitFor({ ...WAIT, state: 'detached' });
@@ -147,6 +147,13 @@ describe.skipIf(skipReason !== null)(`console management pages in Chromium${skip
     expect(await members()).toEqual(['ada@example.test:admin']);
 
     await page.getByRole('link', { name: '← All workspaces' }).click();
+    // Archived: still listed (to an organisation admin), its status shown; then deleted.
+    await page.getByRole('button', { name: 'Edit Research lab' }).click();
+    await page.getByRole('dialog').getByLabel('Status').selectOption('archived');
+    await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+    await closed(page);
+    await page.locator('tbody tr', { hasText: 'Research lab' }).getByText('archived').waitFor(WAIT);
+    expect((await admin('GET', '/workspaces/research')).json.status).toBe('archived');
     await confirmDelete(page, 'workspace Research lab');
     await page.getByRole('link', { name: 'Research lab' }).waitFor({ ...WAIT, state: 'detached' });
     expect((await admin('GET', '/workspaces/research')).status).toBe(404);

@@ -44,13 +44,14 @@ export function Workspaces({ self, sub }: { self: Self; sub: string }) {
 const mayEdit = (self: Self, w: Workspace) => can(self, 'workspaces.write') && (orgAdmin(self) || (w.id === self.workspace_id && workspaceAdmin(self)));
 
 function WorkspaceList({ self }: { self: Self }) {
-  const { rows, error, reload } = useList<Workspace>('/workspaces?page_size=100');
+  // Archived workspaces are listed to organisation admins only (a 403 for anyone else).
+  const { rows, error, reload } = useList<Workspace>(`/workspaces?page_size=1000${orgAdmin(self) ? '&status=active,archived' : ''}`);
   const [failed, setFailed] = useState<string | null>(null);
   return (
     <section aria-labelledby="ws-title">
       <h1 id="ws-title">Workspaces</h1>
       {may(self, 'workspaces.write', orgAdmin) && (
-        <Opener label="New workspace">{(close) => <WorkspaceForm onClose={close} onSaved={reload} />}</Opener>
+        <Opener label="New workspace">{(close) => <WorkspaceForm self={self} onClose={close} onSaved={reload} />}</Opener>
       )}
       <Alert text={error ?? failed} />
       {rows && (
@@ -69,7 +70,7 @@ function WorkspaceList({ self }: { self: Self }) {
             <>
               {mayEdit(self, w) && (
                 <Opener label="Edit" aria={`Edit ${w.name}`}>
-                  {(close) => <WorkspaceForm workspace={w} onClose={close} onSaved={reload} />}
+                  {(close) => <WorkspaceForm self={self} workspace={w} onClose={close} onSaved={reload} />}
                 </Opener>
               )}
               {may(self, 'workspaces.delete', orgAdmin) && (
@@ -90,10 +91,13 @@ function WorkspaceList({ self }: { self: Self }) {
   );
 }
 
-function WorkspaceForm({ workspace, onClose, onSaved }: { workspace?: Workspace; onClose: () => void; onSaved: () => void }) {
+function WorkspaceForm({ self, workspace, onClose, onSaved }: { self: Self; workspace?: Workspace; onClose: () => void; onSaved: () => void }) {
   const [name, setName] = useState(workspace?.name ?? '');
   const [slug, setSlug] = useState(workspace?.slug ?? '');
   const [description, setDescription] = useState(workspace?.description ?? '');
+  const [status, setStatus] = useState(workspace?.status ?? 'active');
+  // Archiving (members lose access until it is restored) is for organisation admins.
+  const mayArchive = workspace && orgAdmin(self);
   return (
     <FormDialog
       title={workspace ? `Edit workspace ${workspace.name}` : 'New workspace'}
@@ -102,6 +106,7 @@ function WorkspaceForm({ workspace, onClose, onSaved }: { workspace?: Workspace;
       onSubmit={async () => {
         const body: Record<string, unknown> = { name, description: description || null };
         if (slug) body.slug = slug;
+        if (mayArchive && status !== workspace.status) body.status = status;
         await (workspace ? api('PUT', `/workspaces/${workspace.id}`, body) : api('POST', '/workspaces', body));
         onSaved();
       }}
@@ -109,6 +114,15 @@ function WorkspaceForm({ workspace, onClose, onSaved }: { workspace?: Workspace;
       <Field label="Name" required value={name} onInput={setName} />
       <Field label="Slug" value={slug} onInput={setSlug} hint={workspace ? undefined : 'Optional: made from the name when empty.'} />
       <Field label="Description" value={description} onInput={setDescription} />
+      {mayArchive && (
+        <>
+          <label for="workspace-status">Status</label>
+          <select id="workspace-status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+            <option value="active">active</option>
+            <option value="archived">archived (its members lose access)</option>
+          </select>
+        </>
+      )}
     </FormDialog>
   );
 }
