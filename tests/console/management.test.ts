@@ -188,6 +188,23 @@ describe.skipIf(skipReason !== null)(`console management pages in Chromium${skip
     // The replaced key is the one the gateway now sends (the provider made for the workspace calls the local server).
     expect((await admin('GET', '/integrations/console-typed')).json.key).toBe('****9999');
 
+    // Access: the default workspace was given it at creation; taken away here, then given back.
+    await page.getByRole('button', { name: 'Workspaces of Console typed' }).click();
+    const access = page.getByRole('dialog', { name: 'Workspaces of Console typed' });
+    const defaultBox = access.getByRole('checkbox', { name: 'Default workspace' });
+    await defaultBox.waitFor(WAIT);
+    expect(await defaultBox.isChecked()).toBe(true);
+    await defaultBox.uncheck();
+    await access.getByRole('button', { name: 'Save' }).click();
+    await closed(page);
+    const enabled = async () => ((await admin('GET', '/integrations/console-typed/workspaces')).json.data as { slug: string; enabled: boolean }[]).find((w) => w.slug === 'default')?.enabled;
+    expect(await enabled()).toBe(false);
+    await page.getByRole('button', { name: 'Workspaces of Console typed' }).click();
+    await access.getByRole('checkbox', { name: 'Default workspace' }).check();
+    await access.getByRole('button', { name: 'Save' }).click();
+    await closed(page);
+    expect(await enabled()).toBe(true);
+
     await go(page, 'Providers');
     await (await dialog(page, 'New provider', 'New provider', { Name: 'Typed provider', Slug: 'typed-provider', 'Integration (slug or id)': 'console-typed' }, 'Create')).waitFor({ ...WAIT, state: 'detached' });
     await page.locator('tbody tr', { hasText: '@typed-provider' }).waitFor(WAIT);

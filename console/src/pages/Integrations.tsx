@@ -104,6 +104,11 @@ export function Integrations({ self }: { self: Self; sub: string }) {
                   {(close) => <IntegrationForm self={self} integration={i} onClose={close} onSaved={reload} />}
                 </Opener>
               )}
+              {can(self, 'integrations.write') && can(self, 'workspaces.read') && (
+                <Opener label="Workspaces" aria={`Workspaces of ${i.name}`}>
+                  {(close) => <AccessForm integration={i} onClose={close} />}
+                </Opener>
+              )}
               {can(self, 'integrations.delete') && (
                 <DeleteButton
                   what={`integration ${i.name}`}
@@ -173,6 +178,48 @@ function IntegrationForm({ self, integration, onClose, onSaved }: { self: Self; 
           ))}
         </fieldset>
       )}
+    </FormDialog>
+  );
+}
+
+interface Access {
+  id: string;
+  enabled: boolean;
+}
+
+/**
+ * Which workspaces may use the integration (GET / PUT /integrations/:id/workspaces): every workspace of the
+ * organisation with a box; only the changed ones are sent. A newly enabled workspace gets the default provider.
+ */
+function AccessForm({ integration, onClose }: { integration: Integration; onClose: () => void }) {
+  const { rows: workspaces } = useList<Workspace>('/workspaces?page_size=1000');
+  const { rows: access } = useList<Access>(`/integrations/${integration.id}/workspaces?page_size=1000`);
+  const [changed, setChanged] = useState<Record<string, boolean>>({});
+  const enabled = (id: string) => changed[id] ?? access?.some((a) => a.id === id && a.enabled) ?? false;
+  return (
+    <FormDialog
+      title={`Workspaces of ${integration.name}`}
+      submit="Save"
+      onClose={onClose}
+      onSubmit={async () => {
+        const entries = Object.entries(changed).map(([id, on]) => ({ id, enabled: on }));
+        if (entries.length) await api('PUT', `/integrations/${integration.id}/workspaces`, { workspaces: entries });
+      }}
+    >
+      {workspaces && access ? (
+        <fieldset>
+          <legend>Workspaces that may use it</legend>
+          {workspaces.map((w) => (
+            <label key={w.id} class="inline">
+              <input type="checkbox" checked={enabled(w.id)} onChange={(e) => setChanged({ ...changed, [w.id]: e.currentTarget.checked })} />
+              {w.name}
+            </label>
+          ))}
+        </fieldset>
+      ) : (
+        <p>Loading…</p>
+      )}
+      <p class="hint">Disabling keeps the workspace's providers; their requests are then refused (403).</p>
     </FormDialog>
   );
 }
