@@ -90,8 +90,14 @@ function stsError(error: unknown): GatewayError {
 /** Headers of the incoming call that must not survive signing: stale credentials a client might have forwarded. */
 const REPLACED = new Set(['authorization', 'x-amz-date', 'x-amz-security-token', 'x-amz-content-sha256']);
 
+/**
+ * Signs a call with the target's keys (or its role's) for an AWS service: `bedrock` by default (the runtime and the
+ * control plane), `s3` for the batch inference bucket (batch-s3.ts).
+ */
+export type Signer = (call: ProviderCall, target: TargetConfig, service?: string) => Promise<ProviderCall>;
+
 /** The provider's `authorize`, with its own cache of role credentials. */
-export function createSigner(options: SignerOptions = {}): (call: ProviderCall, target: TargetConfig) => Promise<ProviderCall> {
+export function createSigner(options: SignerOptions = {}): Signer {
   const sessions = new RoleSessions({ now: options.now });
   const send = options.send ?? fetchSts;
 
@@ -111,7 +117,7 @@ export function createSigner(options: SignerOptions = {}): (call: ProviderCall, 
     });
   }
 
-  return async function signCall(call, target) {
+  return async function signCall(call, target, service = SERVICE) {
     const accessKeyId = target.svcA_access_key_id;
     const secretAccessKey = target.svcA_secret_access_key;
     if (!accessKeyId || !secretAccessKey) {
@@ -130,6 +136,8 @@ export function createSigner(options: SignerOptions = {}): (call: ProviderCall, 
       headers[lower] = value;
       if (lower.startsWith('x-amz-')) signed[lower] = value;
     }
+    // S3 wants the payload's hash signed (aws4fetch would send UNSIGNED-PAYLOAD).
+    if (service === 's3') signed['x-amz-content-sha256'] = createHash('sha256').update(body ?? '').digest('hex');
     const signer = new AwsV4Signer({
       method: call.method,
       url: call.url,
@@ -138,7 +146,7 @@ export function createSigner(options: SignerOptions = {}): (call: ProviderCall, 
       accessKeyId: credentials.accessKeyId,
       secretAccessKey: credentials.secretAccessKey,
       sessionToken: credentials.sessionToken,
-      service: SERVICE,
+      service,
       region,
     });
     const result = await signer.sign();

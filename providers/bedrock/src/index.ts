@@ -8,6 +8,8 @@
  */
 import { assistantPrefill, definePlugin, Errors, type EndpointTranslator, type JsonObject, type ProviderAdapter } from '@gateway/sdk';
 import { createSigner, runtimeBaseUrl, signCall, stsEndpointFromEnv } from './auth.ts';
+import { bedrockBatches } from './batch.ts';
+import { endpointFromEnv } from './batch-aws.ts';
 import { converseRequest, converseResponse } from './chat.ts';
 import { embedRequest, embedResponse } from './embed.ts';
 import { bedrockError } from './errors.ts';
@@ -44,6 +46,7 @@ export const bedrock: ProviderAdapter = {
   endpoints: { chatComplete: chat, embed },
   error: bedrockError,
   targetFields: bedrockFields,
+  batches: bedrockBatches(signCall, {}),
   pricing: new URL('../pricing.json', import.meta.url),
 };
 
@@ -53,6 +56,12 @@ export default definePlugin({
     const configured = api.env.AWS_ENDPOINT_URL_STS;
     const stsEndpoint = stsEndpointFromEnv(configured);
     if (configured?.trim() && !stsEndpoint) api.logger.warn({ AWS_ENDPOINT_URL_STS: configured }, 'AWS_ENDPOINT_URL_STS is not an http(s) URL; using the regional STS endpoints');
-    api.provider({ ...bedrock, authorize: createSigner({ stsEndpoint }) });
+    // Batch inference's hosts (batch-aws.ts): the operator's control-plane and S3 endpoints, else AWS's regional ones.
+    const endpoints = { bedrock: endpointFromEnv(api.env.AWS_ENDPOINT_URL_BEDROCK), s3: endpointFromEnv(api.env.AWS_ENDPOINT_URL_S3) };
+    for (const name of ['AWS_ENDPOINT_URL_BEDROCK', 'AWS_ENDPOINT_URL_S3'] as const) {
+      if (api.env[name]?.trim() && !endpointFromEnv(api.env[name])) api.logger.warn({ [name]: api.env[name] }, `${name} is not an http(s) URL; using AWS's regional endpoint`);
+    }
+    const sign = createSigner({ stsEndpoint });
+    api.provider({ ...bedrock, authorize: sign, batches: bedrockBatches(sign, endpoints) });
   },
 });

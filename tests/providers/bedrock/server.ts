@@ -15,12 +15,16 @@
  * - `test.stream-cut`: a stream that stops in the middle of a message.
  * - InvokeModel on a Titan model with inputText `test.embed-malformed`: an embedding answer without a vector.
  *
+ * The batch inference control plane (model invocation jobs) is batch-jobs.ts; given the local object store's objects
+ * (`s3`), a job reads its records there and writes its output there.
+ *
  * A Claude model asked for `additionalModelRequestFields.thinking` (enabled, budget >= 1024, maxTokens above it) puts
  * a signed reasoning block first (`reasoningBlock`), streamed as reasoningContent text deltas and then its signature.
  */
 import { embeddingFor, ERROR_MESSAGE, wordCount } from '../../conformance/protocol.ts';
 import { answer, type NeutralAnswer, type NeutralRequest, pieces } from '../../conformance/protocol-answer.ts';
 import { isObj, type Obj, startMockServer } from '../../mocks/harness.ts';
+import { type BatchJob, BatchJobs, type S3Objects } from './batch-jobs.ts';
 import { concatBytes, encodeMessage, eventMessage, exceptionMessage } from './eventstream.ts';
 import { type Credential, verifyRequest } from './sigv4.ts';
 
@@ -41,6 +45,8 @@ export interface RecordedRequest {
 export interface BedrockServer {
   url: string;
   requests: RecordedRequest[];
+  /** The batch inference jobs, by job id. */
+  jobs: Map<string, BatchJob>;
   stop(): Promise<void>;
 }
 
@@ -401,13 +407,42 @@ function invoke(body: Obj, model: string): Response {
   return error(400, 'ValidationException', `The provided model identifier ${model} is invalid.`);
 }
 
+// ---- Converse answers ------------------------------------------------------------------------------------------
+
+/** A Claude model asked to think puts its reasoning first. */
+function withThinking(content: Content, body: Obj): Content {
+  const thinking = isObj(body.additionalModelRequestFields) ? (body.additionalModelRequestFields as Obj).thinking : undefined;
+  if (isObj(thinking) && thinking.type === 'enabled') content.blocks.unshift(reasoningBlock(body));
+  return content;
+}
+
+/**
+ * The Converse answer to a request body, or the ValidationException message Bedrock would give for it: what POST
+ * …/converse answers, and what a batch inference job of the Converse type writes for each record.
+ */
+export function converseAnswer(body: Obj, model: string): { json: Obj } | { error: string } {
+  try {
+    validateConverse(body, model, false);
+  } catch (e) {
+    if (e instanceof Invalid) return { error: e.message };
+    throw e;
+  }
+  const p = plan(body, model);
+  if (p.answer.kind === 'error') return { error: ERROR_MESSAGE };
+  const content = withThinking(contentOf(p), body);
+  return {
+    json: { output: { message: { role: 'assistant', content: content.blocks } }, stopReason: content.stopReason, usage: usage(content), metrics: { latencyMs: 12 } },
+  };
+}
+
 // ---- the server ------------------------------------------------------------------------------------------------
 
-export async function startBedrockServer(opts: { credentials?: Record<string, Credential> } = {}): Promise<BedrockServer> {
+export async function startBedrockServer(opts: { credentials?: Record<string, Credential>; s3?: S3Objects } = {}): Promise<BedrockServer> {
   const credentials = opts.credentials ?? {
     [KEY.id]: { secret: KEY.secret },
     [TEMP_KEY.id]: { secret: TEMP_KEY.secret, sessionToken: TEMP_KEY.sessionToken },
   };
+  const jobs = new BatchJobs(opts.s3 ?? { objects: new Map() }, converseAnswer);
   const server = startMockServer<RecordedRequest>({
     record: ({ method, path, headers, body }) => ({ method, path, headers, body }),
     handle({ request, url, bytes, text }) {
@@ -416,6 +451,7 @@ export async function startBedrockServer(opts: { credentials?: Record<string, Cr
       const rejected = verifyRequest({ method: request.method, url: request.url, headers: request.headers, body: bytes }, { credentials, region: REGION, service: 'bedrock' });
       if (rejected) return error(rejected.status, rejected.errorType, rejected.message);
 
+      if (rawPath === '/model-invocation-job' || rawPath.startsWith('/model-invocation-job/')) return jobs.handle(request.method, rawPath, text);
       const route = /^\/model\/([^/]+)\/(converse|converse-stream|invoke)$/.exec(rawPath);
       if (!route || request.method !== 'POST') return error(404, 'UnknownOperationException', `No operation at ${request.method} ${rawPath}`);
       const model = decodeURIComponent(route[1] as string);
@@ -437,20 +473,14 @@ export async function startBedrockServer(opts: { credentials?: Record<string, Cr
           const scripted = scriptedStream(model);
           if (scripted) return scripted;
         }
-        validateConverse(body, model, action === 'converse-stream');
+        if (action === 'converse') {
+          const answered = converseAnswer(body, model);
+          return 'error' in answered ? error(400, 'ValidationException', answered.error) : Response.json(answered.json);
+        }
+        validateConverse(body, model, true);
         const p = plan(body, model);
         if (p.answer.kind === 'error') return error(400, 'ValidationException', ERROR_MESSAGE);
-        const content = contentOf(p);
-        const thinking = isObj(body.additionalModelRequestFields) ? (body.additionalModelRequestFields as Obj).thinking : undefined;
-        if (isObj(thinking) && thinking.type === 'enabled') content.blocks.unshift(reasoningBlock(body));
-        if (action === 'converse') {
-          return Response.json({
-            output: { message: { role: 'assistant', content: content.blocks } },
-            stopReason: content.stopReason,
-            usage: usage(content),
-            metrics: { latencyMs: 12 },
-          });
-        }
+        const content = withThinking(contentOf(p), body);
         return new Response(sliced(concatBytes(streamMessages(content, p.forced !== undefined))), { headers: STREAM_HEADERS });
       } catch (e) {
         if (e instanceof Invalid) return error(400, 'ValidationException', e.message);
@@ -458,5 +488,5 @@ export async function startBedrockServer(opts: { credentials?: Record<string, Cr
       }
     },
   });
-  return { url: server.url, requests: server.requests, stop: server.stop };
+  return { url: server.url, requests: server.requests, jobs: jobs.jobs, stop: server.stop };
 }
