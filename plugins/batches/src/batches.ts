@@ -10,12 +10,15 @@ import { type BatchRunner, configPlace } from './batch-runner.ts';
 import type { GatewayFiles } from './files.ts';
 import { json, listPage, newId, nowSeconds, parseBody, queryInt, segments } from './respond.ts';
 import { gatewayBatches } from './tables.ts';
+import { isTranslated, type TranslatedBatches } from './translated-batches.ts';
 
 export interface BatchesDeps {
   database: DatabaseHelpers;
   files: GatewayFiles;
   runner: BatchRunner;
   box: SecretBox;
+  /** Batches run by the provider's own batch API (translated-batches.ts). */
+  translated: TranslatedBatches;
 }
 
 export class GatewayBatches {
@@ -27,8 +30,8 @@ export class GatewayBatches {
     if (!id) {
       if (call.method === 'POST') return json(batchObject(await this.create(call)));
       if (call.method === 'GET') return json(await this.list(call.caller.workspaceId, new URLSearchParams(call.search)));
-    } else if (!sub && call.method === 'GET') return json(batchObject(await this.find(call.caller.workspaceId, id)));
-    else if (sub === 'cancel' && call.method === 'POST') return json(batchObject(await this.cancel(call.caller.workspaceId, id)));
+    } else if (!sub && call.method === 'GET') return json(batchObject(await this.retrieve(call, id)));
+    else if (sub === 'cancel' && call.method === 'POST') return json(batchObject(await this.cancel(call, id)));
     throw Errors.notFound('No such route');
   }
 
@@ -36,6 +39,12 @@ export class GatewayBatches {
     const [row] = await this.deps.database.select(gatewayBatches, { where: (c) => and(eq(c.id, id), eq(c.workspace_id, workspaceId)), fresh: true });
     if (!row) throw Errors.notFound(`No such Batch object: ${id}`);
     return row;
+  }
+
+  /** A translated batch that is still open is asked of its provider (there is no background poller). */
+  private async retrieve(call: JobCall, id: string): Promise<BatchRow> {
+    const row = await this.find(call.caller.workspaceId, id);
+    return isTranslated(row) ? this.deps.translated.refresh(call, row) : row;
   }
 
   private async create(call: JobCall): Promise<BatchRow> {
@@ -47,6 +56,9 @@ export class GatewayBatches {
     const file = await this.deps.files.find(call.caller.workspaceId, request.inputFileId).catch(() => undefined);
     if (!file) throw Errors.badRequest(`No such File object: ${request.inputFileId}`, 'input_file_id');
     if (file.purpose !== 'batch') throw Errors.badRequest(`The input file's purpose must be batch, not ${file.purpose}`, 'input_file_id');
+    // One target whose provider has a batch API the gateway translates, for this endpoint: the provider runs it.
+    const native = await call.nativeBatches();
+    if (native?.translator.endpoints.includes(request.endpoint)) return this.deps.translated.create(call, request, native);
     const id = newId('batch_');
     const created = nowSeconds();
     const row: BatchRow = {
@@ -102,9 +114,14 @@ export class GatewayBatches {
     return listPage(rows.map(batchObject) as (JsonObject & { id: string })[], limit);
   }
 
-  private async cancel(workspaceId: string, id: string): Promise<BatchRow> {
+  private async cancel(call: JobCall, id: string): Promise<BatchRow> {
+    const workspaceId = call.caller.workspaceId;
     const row = await this.find(workspaceId, id);
-    if (row.status === 'cancelling' || row.status === 'cancelled') return row;
+    if (row.status === 'cancelling' || row.status === 'cancelled') return isTranslated(row) ? this.deps.translated.refresh(call, row) : row;
+    if (isTranslated(row)) {
+      if (row.status !== 'validating' && row.status !== 'in_progress') throw Errors.conflict(`A batch that is ${row.status} cannot be cancelled`, 'batch_id');
+      return this.deps.translated.cancel(call, row);
+    }
     const changed = await this.deps.database.update(gatewayBatches, { status: 'cancelling', cancelling_at: nowSeconds() }, (c) =>
       and(eq(c.id, id), inArray(c.status, ['validating', 'in_progress'])),
     );

@@ -16,6 +16,7 @@ import { GatewayFiles } from './files.ts';
 import { handleFineTuning } from './fine-tuning.ts';
 import { parseBody } from './respond.ts';
 import { MIGRATIONS } from './tables.ts';
+import { TranslatedBatches } from './translated-batches.ts';
 
 export { MIGRATIONS } from './tables.ts';
 export { parseBatchInput } from './batch-input.ts';
@@ -65,7 +66,8 @@ export default definePlugin({
       },
       runnerOptionsFromEnv(api.env),
     );
-    const batches = new GatewayBatches({ database, files, runner, box });
+    const translated = new TranslatedBatches({ database, files, box, owner: runner.owner });
+    const batches = new GatewayBatches({ database, files, runner, box, translated });
     api.provide(BatchServices.runner, runner);
     api.provide(JobServices.jobEndpoints, {
       maxBodyBytes,

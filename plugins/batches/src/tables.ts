@@ -81,4 +81,25 @@ export const gatewayBatchResults = defineTable(
   { indexes: [{ columns: ['batch_id', 'line'], unique: true }] },
 );
 
-export const MIGRATIONS: readonly Migration[] = [{ id: 'batches/0001', tables: [gatewayFiles, gatewayBatches, gatewayBatchResults] }];
+/**
+ * A batch translated to its provider's own batch API (docs/batches.md): the gateway's batch id and the provider's.
+ * The batch row holds the OpenAI side; its lease is marked held by the provider, so that no runner takes it up.
+ */
+export const gatewayNativeBatches = defineTable('gateway_native_batches', {
+  /** The gateway's batch id (gateway_batches.id). */
+  id: col.id(),
+  provider: col.string(64),
+  upstream_id: col.string(255),
+  /** What the provider's translator keeps between calls (NativeBatchState.ref). */
+  ref: col.json<Json>().nullable(),
+  /** The input's custom_ids in order: the output and error files follow it. */
+  custom_ids: col.json<string[]>(),
+  /** The process writing the result files, and until when its claim holds (epoch ms). */
+  finalizer: col.string(128).nullable(),
+  finalizer_expires_at: col.timestamp().nullable(),
+});
+
+export const MIGRATIONS: readonly Migration[] = [
+  { id: 'batches/0001', tables: [gatewayFiles, gatewayBatches, gatewayBatchResults] },
+  { id: 'batches/0002', tables: [gatewayNativeBatches] },
+];

@@ -9,12 +9,14 @@
  */
 import { targetKey } from '@gateway/provider-openai-compatible';
 import { assistantPrefill, definePlugin, type ProviderAdapter, type ProviderCall, type TargetConfig } from '@gateway/sdk';
+import { anthropicBatches } from './batches.ts';
 import { anthropicErrorInfo } from './errors.ts';
 import { toAnthropicRequest } from './request.ts';
 import { fromAnthropicModelList, fromAnthropicResponse } from './response.ts';
 import { ANTHROPIC_BASE_URL, ANTHROPIC_VERSION } from './shared.ts';
 import { anthropicEventToChunks } from './stream.ts';
 
+export { anthropicBatches, fromMessageBatch, fromResultLine } from './batches.ts';
 export { anthropicErrorInfo, anthropicStreamError, statusOfErrorType } from './errors.ts';
 export { type AnthropicRequestOptions, toAnthropicRequest } from './request.ts';
 export { fromAnthropicModelList, fromAnthropicResponse, toFinishReason, toOpenAIUsage } from './response.ts';
@@ -61,6 +63,8 @@ export const anthropic: ProviderAdapter = {
       response: (json) => fromAnthropicModelList(json),
     },
   },
+  // OpenAI's /v1/batches of chat lines run as Anthropic Message Batches (batches.ts).
+  batches: anthropicBatches,
   error: anthropicErrorInfo,
   pricing: new URL('../pricing.json', import.meta.url),
 };

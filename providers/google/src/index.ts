@@ -7,11 +7,13 @@
  */
 import { targetKey } from '@gateway/provider-openai-compatible';
 import { definePlugin, Errors, type EndpointTranslator, type ProviderAdapter, type ProviderCall, type TargetConfig } from '@gateway/sdk';
+import { geminiBatches } from './batches.ts';
 import { fromGeminiEmbedResponse, fromGeminiModelList, toGeminiEmbedRequest } from './embed.ts';
 import { toGeminiRequest } from './request.ts';
 import { fromGeminiResponse, geminiError } from './response.ts';
 import { geminiStreamTranslator } from './stream.ts';
 
+export { fromBatchOperation, fromInlinedResponse, geminiBatches } from './batches.ts';
 export { embeddingInputs, embeddingList, fromGeminiEmbedResponse, fromGeminiModelList, geminiModelName, toGeminiEmbedRequest } from './embed.ts';
 export { requestFacts, type RequestFacts } from './facts.ts';
 export { contentText, guessMimeType, SKIP_THOUGHT_SIGNATURE, toGeminiRequest, type GeminiRequestOptions } from './request.ts';
@@ -67,6 +69,8 @@ export const google: ProviderAdapter = {
     return { ...call, headers: { ...call.headers, 'x-goog-api-key': key } };
   },
   endpoints: { chatComplete, embed, listModels },
+  // OpenAI's /v1/batches of chat lines run in the Gemini API's batch mode (batches.ts).
+  batches: geminiBatches,
   error: (json) => geminiError(json),
   pricing: new URL('../pricing.json', import.meta.url),
 };

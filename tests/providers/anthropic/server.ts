@@ -13,6 +13,7 @@
 import { ERROR_MESSAGE } from '../../conformance/protocol.ts';
 import { answer, type NeutralAnswer, type NeutralRequest, pieces } from '../../conformance/protocol-answer.ts';
 import { isObj, type Obj, parseJson, type RecordedRequest, startMockServer } from '../../mocks/harness.ts';
+import { MessageBatches } from './message-batches.ts';
 
 export type { RecordedRequest };
 
@@ -61,6 +62,8 @@ export interface AnthropicTestServer {
   /** The base URL a custom host uses: `http://127.0.0.1:<port>/v1`. */
   baseUrl: string;
   requests: RecordedRequest[];
+  /** The Message Batches it holds (message-batches.ts). */
+  batches: MessageBatches;
   stop(): void;
 }
 
@@ -316,7 +319,20 @@ function countTokens(recorded: RecordedRequest): Response {
   return Response.json({ input_tokens: result.kind === 'error' ? 0 : result.inputTokens });
 }
 
-async function handle(request: Request, recorded: RecordedRequest, opts: ServerOptions): Promise<Response> {
+/**
+ * The whole (non-streamed) answer to a valid Messages body, or the error Anthropic would give it: what POST
+ * /v1/messages answers, and what a Message Batch's request ends with.
+ */
+export function messageOrError(body: Obj, id = 'msg_conformance'): { message: Obj } | { error: { status: number; type: string; message: string } } {
+  const problem = validateMessagesBody(body);
+  if (problem) return { error: { status: 400, type: 'invalid_request_error', message: problem } };
+  const result = answer(neutralRequest(body));
+  if (result.kind === 'error') return { error: { status: 400, type: 'invalid_request_error', message: ERROR_MESSAGE } };
+  const { blocks, stopReason } = contentFor(result, body);
+  return { message: { id, type: 'message', role: 'assistant', model: body.model, content: blocks, stop_reason: stopReason, stop_sequence: null, usage: usageFor(result) } };
+}
+
+async function handle(request: Request, recorded: RecordedRequest, opts: ServerOptions, batches: MessageBatches): Promise<Response> {
   const url = new URL(request.url);
   const apiKey = request.headers.get('x-api-key');
   if (!apiKey) return anthropicError(401, 'authentication_error', 'x-api-key header is required');
@@ -329,6 +345,7 @@ async function handle(request: Request, recorded: RecordedRequest, opts: ServerO
     return Response.json({ data: MODELS, has_more: false, first_id: MODELS[0]?.id, last_id: MODELS[MODELS.length - 1]?.id });
   }
   if (request.method === 'POST' && url.pathname === '/v1/messages/count_tokens') return countTokens(recorded);
+  if (url.pathname === '/v1/messages/batches' || url.pathname.startsWith('/v1/messages/batches/')) return batches.handle(request, url, recorded.body);
   if (url.pathname !== '/v1/messages') return anthropicError(404, 'not_found_error', `Not found: ${request.method} ${url.pathname}`);
   if (request.method !== 'POST') return anthropicError(405, 'invalid_request_error', `Method ${request.method} not allowed`);
   if (!(request.headers.get('content-type') ?? '').includes('application/json')) return anthropicError(400, 'invalid_request_error', 'content-type must be application/json');
@@ -356,6 +373,7 @@ async function handle(request: Request, recorded: RecordedRequest, opts: ServerO
 }
 
 export function startAnthropicServer(opts: ServerOptions = {}): AnthropicTestServer {
-  const server = startMockServer({ handle: ({ request, entry }) => handle(request, entry as RecordedRequest, opts) });
-  return { port: server.port, baseUrl: `${server.url}/v1`, requests: server.requests, stop: server.stop };
+  const batches = new MessageBatches(messageOrError);
+  const server = startMockServer({ handle: ({ request, entry }) => handle(request, entry as RecordedRequest, opts, batches) });
+  return { port: server.port, baseUrl: `${server.url}/v1`, requests: server.requests, batches, stop: server.stop };
 }

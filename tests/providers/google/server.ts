@@ -5,6 +5,7 @@
  * gemini-wire.ts. Errors are Google's `{"error": {"code", "message", "status"}}`.
  */
 import { isObj, parseJson, type RecordedRequest, startMockServer } from '../../mocks/harness.ts';
+import { GeminiBatches } from './gemini-batches.ts';
 import { answerGemini, googleError } from './gemini-wire.ts';
 
 export type { RecordedRequest };
@@ -20,25 +21,31 @@ export interface GeminiTestServer {
   /** What a custom host replaces: `http://127.0.0.1:<port>` (the gateway appends `/v1beta/...`). */
   baseUrl: string;
   requests: RecordedRequest[];
+  /** Its batches (gemini-batches.ts). */
+  batches: GeminiBatches;
   stop(): void;
 }
 
 export function startGeminiServer(opts: { key?: string } = {}): GeminiTestServer {
   const key = opts.key ?? GEMINI_KEY;
+  const batches = new GeminiBatches();
   const server = startMockServer({
-    handle({ request, url, text }) {
+    async handle({ request, url, text }) {
       const given = request.headers.get('x-goog-api-key') ?? url.searchParams.get('key');
       if (!given) return googleError(403, 'PERMISSION_DENIED', "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.");
       if (given !== key) return googleError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.');
 
       if (request.method === 'GET' && url.pathname === '/v1beta/models') return Response.json({ models: MODELS });
+      const batch = await batches.handle(request, url.pathname);
+      if (batch) return batch;
       const m = /^\/v1beta\/models\/([^/:]+):([A-Za-z]+)$/.exec(url.pathname);
       if (!m) return googleError(404, 'NOT_FOUND', `The requested URL ${url.pathname} was not found on this server.`);
       if (request.method !== 'POST') return googleError(405, 'INVALID_ARGUMENT', `Method ${request.method} not allowed`);
       const body = parseJson(text)?.value;
       if (!isObj(body)) return googleError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.');
+      if (m[2] === 'batchGenerateContent') return batches.create(decodeURIComponent(m[1] as string), text);
       return answerGemini(m[2] as string, decodeURIComponent(m[1] as string), body, url.searchParams.get('alt') === 'sse');
     },
   });
-  return { port: server.port, baseUrl: server.url, requests: server.requests, stop: server.stop };
+  return { port: server.port, baseUrl: server.url, requests: server.requests, batches, stop: server.stop };
 }
