@@ -70,3 +70,13 @@ export const rowTexts = (page: Page): Promise<string[]> =>
       [...r.cells].map((c) => c.textContent).join(' | '),
     ),
   );
+
+/** Waits until the request log holds `count` rows (it is written through a queue, a moment after each answer). */
+export async function waitForLogs(origin: string, count: number): Promise<void> {
+  for (let tries = 0; tries < 200; tries++) {
+    const page = (await adminCall(origin, 'GET', '/logs?limit=100')) as { data: unknown[] };
+    if (page.data.length >= count) return;
+    await Bun.sleep(100);
+  }
+  throw new Error(`the request log did not reach ${count} rows`);
+}
