@@ -8,7 +8,7 @@ import { GatewayError, type JsonObject, type NativeBatchContext, type NativeBatc
 import { KEY, REGION, startBedrockServer } from '../../../tests/providers/bedrock/server.ts';
 import { startS3Mock } from '../../../tests/mocks/s3-server.ts';
 import { createSigner } from './auth.ts';
-import { bedrockBatches, jobStatus } from './batch.ts';
+import { bedrockBatches, jobStatus, notRun } from './batch.ts';
 
 const CLAUDE = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
 const ROLE = 'arn:aws:iam::123456789012:role/bedrock-batch';
@@ -109,14 +109,18 @@ describe('a batch through Bedrock batch inference', () => {
     expect(failed.body).toEqual({ error: { message: 'inferenceConfig.temperature must be between 0 and 1', type: 'invalid_request_error', param: null, code: null } });
   });
 
-  test('cancel stops the job: cancelling, then cancelled, and no results', async () => {
+  test('cancel stops the job: cancelling, then cancelled, and every request reported as cancelled', async () => {
     const created = await translator.create([line(1), line(2)], ctx(), { batchId: 'batch_stop1', completionWindow: '24h', metadata: null });
     const cancelling = await translator.cancel(created.id, ctx(), created.ref);
     expect(cancelling.status).toBe('cancelling');
     expect(bedrock.requests.some((r) => r.method === 'POST' && r.path === `/model-invocation-job/${encodeURIComponent(created.id)}/stop`)).toBe(true);
     const stopped = await translator.retrieve(created.id, ctx(), created.ref);
     expect(stopped.status).toBe('cancelled');
-    expect(await collect(translator.results(created.id, ctx(), created.ref, ['req-1', 'req-2']))).toEqual([]);
+    const cancelled = { code: 'batch_cancelled', message: 'The batch was cancelled before this request ran.' };
+    expect(await collect(translator.results(created.id, ctx(), created.ref, ['req-1', 'req-2']))).toEqual([
+      { customId: 'req-1', error: cancelled },
+      { customId: 'req-2', error: cancelled },
+    ]);
   });
 
   test('a refusal of the control plane is the provider error, with its status and message', async () => {
@@ -170,6 +174,12 @@ describe('jobStatus', () => {
       at: { failed_at: Date.parse('2026-01-02T03:04:05Z') / 1000 },
       errors: [{ line: 0, code: 'batch_failed', message: 'The role cannot read the bucket', param: null }],
     });
+  });
+
+  test('a request an ended job did not run: cancelled, expired or failed, as the job ended', () => {
+    expect(notRun({ status: 'Stopped' }).code).toBe('batch_cancelled');
+    expect(notRun({ status: 'Expired' })).toEqual({ code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' });
+    expect(notRun({ status: 'Failed', message: 'The role cannot read the bucket' })).toEqual({ code: 'batch_failed', message: 'The role cannot read the bucket' });
   });
 
   test('an unknown status is an invalid answer (502)', () => {

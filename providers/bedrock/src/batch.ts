@@ -8,7 +8,8 @@
  * - retrieve: GetModelInvocationJob, its status and record counts mapped to the batch object's (jobStatus below).
  * - cancel: StopModelInvocationJob.
  * - results: Bedrock's `…/output/<job id>/records.jsonl.out`, each record's Converse answer (or error) as an OpenAI
- *   batch line, found by its record id (its position in the input).
+ *   batch line, found by its record id (its position in the input); a request with no record (the job was stopped,
+ *   expired or failed first) is an error line `batch_cancelled`, `batch_expired` or `batch_failed`.
  *
  * The calls are signed as the runtime's are, with the target's keys or its role's (batch-aws.ts for the hosts);
  * they go to S3 and the control plane, not to the runtime that the pipeline's passthrough reaches.
@@ -113,6 +114,19 @@ export function jobStatus(job: JsonObject): NativeBatchState {
   return state;
 }
 
+/** Why a request of an ended job has no record in its output, by the job's status. */
+export function notRun(job: JsonObject): { code: string; message: string } {
+  switch (job.status) {
+    case 'Stopped':
+    case 'Stopping':
+      return { code: 'batch_cancelled', message: 'The batch was cancelled before this request ran.' };
+    case 'Expired':
+      return { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' };
+    default:
+      return { code: 'batch_failed', message: typeof job.message === 'string' && job.message ? job.message : 'Bedrock wrote no result for this request.' };
+  }
+}
+
 /** A name Bedrock takes (letters, digits, hyphens; at most 63) made of the gateway's batch id. */
 const jobName = (batchId: string) => `gateway-${batchId.replace(/[^a-zA-Z0-9]+/g, '-')}`.slice(0, 63).replace(/-+$/, '');
 
@@ -162,14 +176,23 @@ export function bedrockBatches(sign: Signer, endpoints: BatchEndpoints, aws = ne
 
     async *results(id, ctx, value, customIds): AsyncIterable<NativeBatchResult> {
       const ref = refOf(value);
-      // A job stopped, expired or failed before it wrote anything has no output file: no result.
+      // A job stopped, expired or failed before it wrote anything has no output file.
       const output = await aws.getObject(ctx.target, ref.bucket, `${ref.folder}output/${jobIdOf(id)}/${INPUT_NAME}.out`);
-      if (!output) return;
-      const context = { customIds, model: ref.model, strictWireCompliance: ctx.strictWireCompliance, now: Math.floor(Date.now() / 1000) };
-      for (const line of new TextDecoder().decode(output).split('\n')) {
-        const result = resultOfRecord(line, context);
-        if (result) yield result;
+      const answered = new Set<string>();
+      if (output) {
+        const context = { customIds, model: ref.model, strictWireCompliance: ctx.strictWireCompliance, now: Math.floor(Date.now() / 1000) };
+        for (const line of new TextDecoder().decode(output).split('\n')) {
+          const result = resultOfRecord(line, context);
+          if (result && !answered.has(result.customId)) {
+            answered.add(result.customId);
+            yield result;
+          }
+        }
       }
+      if (answered.size === customIds.length) return;
+      // The requests the job never ran go to the error file, as OpenAI reports them.
+      const unrun = notRun(await aws.bedrock(ctx.target, 'GET', jobPath(id), 'GetModelInvocationJob'));
+      for (const customId of customIds) if (!answered.has(customId)) yield { customId, error: unrun };
     },
   };
 }
