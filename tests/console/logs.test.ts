@@ -195,6 +195,26 @@ describe.skipIf(skipReason !== null)(`console logs page in Chromium${skipReason 
     await page.close();
   }, 60_000);
 
+  test('saved filters: the filters shown saved under a name, then picked to filter the table', async () => {
+    const page = await signIn(browser, origin, TEST_ADMIN_KEY);
+    await filter(page, { Provider: 'logs-b', Status: '503' });
+    await expectCalls(page, ['omega']);
+    await page.getByLabel('Save these filters as').fill('Failing logs-b');
+    await page.getByRole('form', { name: 'Save the filters' }).getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved as “Failing logs-b”.').waitFor(WAIT);
+    const stored = (await adminCall(origin, 'GET', '/logs/saved-filters')) as { data: { name: string; filters: Record<string, string> }[] };
+    expect(stored.data.find((f) => f.name === 'Failing logs-b')?.filters).toEqual({ provider: 'logs-b', status: '503' });
+
+    await applied(page, () => page.getByRole('button', { name: 'Clear' }).click());
+    await expectCalls(page, ['alpha', 'beta', 'delta', 'gamma', 'omega']);
+    await applied(page, () => page.getByLabel('Saved filter').selectOption({ label: 'Failing logs-b' }));
+    await expectCalls(page, ['omega']);
+    expect(await page.getByLabel('Provider', { exact: true }).inputValue()).toBe('logs-b');
+    expect(new URL(page.url()).search).toBe('?status=503&provider=logs-b');
+    await shot(page, 'logs-saved-filter');
+    await page.close();
+  }, 60_000);
+
   test('live: new calls that match appear on top, others do not, and the filter stays', async () => {
     const page = await signIn(browser, origin, TEST_ADMIN_KEY, 'logs?provider=logs-b');
     await expectCalls(page, ['beta', 'omega']);

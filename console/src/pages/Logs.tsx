@@ -4,6 +4,7 @@ import { cents, dash, num, short, time } from '../format.ts';
 import { apiParams, FILTER_FIELDS, type LogView, readView, SINCE, withMetadata, writeView } from '../logFilters.ts';
 import { BASE, navigate } from '../nav.ts';
 import { LogDetail, rememberListSearch } from './LogDetail.tsx';
+import { SavedFilters } from './SavedFilters.tsx';
 import './logs.css';
 
 /** A log as GET /v1/logs lists it (admin/settings/src/logs/present.ts); the detail adds bodies, attempts, hooks. */
@@ -52,11 +53,11 @@ export interface Log {
 /** How often the live table asks for new rows. */
 const LIVE_EVERY_MS = 5000;
 
-export function Logs({ sub }: { self: Self; sub: string }) {
-  return sub ? <LogDetail id={sub} /> : <LogList />;
+export function Logs({ self, sub }: { self: Self; sub: string }) {
+  return sub ? <LogDetail id={sub} /> : <LogList self={self} />;
 }
 
-function LogList() {
+function LogList({ self }: { self: Self }) {
   // The address is the view's truth: the form's draft becomes the view (and the address) on Filter.
   const [view, setView] = useState<LogView>(() => readView(location.search));
   const [draft, setDraft] = useState<LogView>(view);
@@ -156,6 +157,14 @@ function LogList() {
   return (
     <section aria-labelledby="logs-title">
       <h1 id="logs-title">Logs</h1>
+      <SavedFilters
+        self={self}
+        view={view}
+        onApply={(v) => {
+          setDraft(v);
+          show(v, true);
+        }}
+      />
       <form
         class="filters"
         aria-label="Filter the logs"
