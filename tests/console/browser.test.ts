@@ -354,8 +354,9 @@ describe.skipIf(skipReason !== null)(`web console in Chromium${skipReason ? ` (s
     // Without providers.read and configs.read, no list is fetched: the model field names the provider.
     expect(await page.getByLabel('Stored provider').count()).toBe(0);
     await shot(page, 'member');
-    // Besides the sign-in page's public question whether SSO is offered (/v1/sso/status).
-    expect(asked.filter((p) => p !== '/v1/api-keys/self' && p !== '/v1/logs' && p !== '/v1/sso/status')).toEqual([]);
+    // Besides the sign-in page's public question whether SSO is offered (/v1/sso/status), and the logs page's saved
+    // filters (logs.read, as the page).
+    expect(asked.filter((p) => p !== '/v1/api-keys/self' && p !== '/v1/logs' && p !== '/v1/logs/saved-filters' && p !== '/v1/sso/status')).toEqual([]);
     await page.close();
   }, 60_000);
 });
