@@ -5,10 +5,11 @@
 // The data plane (issue 13): one call of every kind of gateway route, by the same principals and by keys holding
 // one scope each, as tests/admin/rbac/data-plane.ts says; a kind of route without a row fails its first test.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { type EndpointKind, GATEWAY_CALL_SCOPES } from '@gateway/sdk';
+import { type EndpointKind, GATEWAY_CALL_SCOPES, JOB_CALL_SCOPES } from '@gateway/sdk';
 import { E2E_DIALECTS } from '../helpers/e2e-database.ts';
 import { ANTHROPIC_SHAPED_KINDS, createDataPlane, DATA_PLANE_CALLERS, DATA_PLANE_CALLS, DATA_PLANE_MATRIX, type DataPlane } from './rbac/data-plane.ts';
 import { fillPath } from './rbac/fixture.ts';
+import { createJobPlane, isKept, JOB_CALLS, JOB_MATRIX, type JobPlane } from './rbac/job-calls.ts';
 import { FIXTURES } from './rbac/fixtures/index.ts';
 import { MATRIX, type MatrixRow, type Outcome, PUBLIC_ROUTES } from './rbac/matrix.ts';
 import { COLUMNS, PRINCIPALS } from './rbac/principals.ts';
@@ -121,6 +122,37 @@ for (const dialect of E2E_DIALECTS) {
           const allowed = DATA_PLANE_CALLERS.filter((who) => expected[who] === 'ok').length;
           expect(plane.received(call).length).toBe(allowed);
         });
+
+      // Files, batches and fine-tuning (tests/admin/rbac/job-calls.ts): forwarded to a provider that keeps them, or kept
+      // by the gateway.
+      describe('files, batches and fine-tuning', () => {
+        let jobs: JobPlane;
+        beforeAll(async () => {
+          jobs = await createJobPlane(world, plane);
+        }, 30_000);
+
+        test('every job kind has a row forwarded to the provider, and files and batches a row kept by the gateway', () => {
+          const kinds = Object.keys(JOB_CALL_SCOPES);
+          expect({
+            forwarded: kinds.filter((kind) => !JOB_CALLS.some((call) => call.job === kind && !isKept(call))),
+            kept: ['files', 'batches'].filter((kind) => !JOB_CALLS.some((call) => call.job === kind && isKept(call))),
+          }).toEqual({ forwarded: [], kept: [] });
+        });
+
+        for (const { call, expect: expected } of JOB_MATRIX)
+          test(`${call.key} (job call)`, async () => {
+            jobs.reset();
+            const answers = await Promise.all(DATA_PLANE_CALLERS.map((who) => jobs.send(call, who)));
+            const wrong = DATA_PLANE_CALLERS.flatMap((who, i) => {
+              const answer = answers[i] as Answer;
+              return matches(expected[who], answer) ? [] : [`${who}: expected ${expected[who]}, got ${describeAnswer(answer)}`];
+            });
+            expect(wrong).toEqual([]);
+            // Forwarded: the provider server saw the allowed calls only. Kept: no provider server saw anything.
+            const allowed = DATA_PLANE_CALLERS.filter((who) => expected[who] === 'ok').length;
+            expect(jobs.received().length).toBe(isKept(call) ? 0 : allowed);
+          });
+      });
     });
   });
 }

@@ -87,6 +87,8 @@ export async function createWorld(dialect: E2EDialect): Promise<World> {
       API_KEY_SCHEDULER_INTERVAL_MS: '0',
       // The log export rows write their files outside the repository.
       GATEWAY_EXPORTS_DIR: join(tmpdir(), `gw-rbac-exports-${process.pid}`),
+      // Files kept by the gateway (the job rows of the data plane), outside the repository too.
+      FILES_DIR: join(tmpdir(), `gw-rbac-files-${process.pid}`),
     });
     return await populate(dialect, gateway, db);
   } catch (error) {
