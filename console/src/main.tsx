@@ -18,7 +18,8 @@ import './style.css';
 /** The pages, in menu order, each with the scope (and role) it needs: without it the page is neither shown nor fetched. */
 const PAGES: { path: string; title: string; scope: string; role?: (self: Self) => boolean; Page: (props: { self: Self; sub: string }) => preact.JSX.Element }[] = [
   { path: 'logs', title: 'Logs', scope: 'logs.read', Page: Logs },
-  { path: 'playground', title: 'Playground', scope: 'completions.write', Page: Playground },
+  // The data plane takes API keys only, never an SSO session (docs/admin/sso.md): no playground for a session.
+  { path: 'playground', title: 'Playground', scope: 'completions.write', role: (self) => !self.session, Page: Playground },
   { path: 'api-keys', title: 'API keys', scope: 'api_keys.read', Page: ApiKeys },
   { path: 'analytics', title: 'Analytics', scope: 'analytics.read', Page: Analytics },
   { path: 'configs', title: 'Configs', scope: 'configs.read', Page: Configs },

@@ -113,6 +113,8 @@ describe.skipIf(skipReason !== null)(`console sign-in with SSO in Chromium${skip
     await page.getByRole('navigation', { name: 'Pages' }).waitFor(WAIT);
     expect(new URL(page.url()).pathname).toStartWith('/console/');
     expect(await page.locator('.who').textContent()).toContain('SSO session');
+    // The data plane never takes a session: no playground in the menu.
+    expect(await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Playground' }).count()).toBe(0);
     const cookie = (await context.cookies(`${origin}/v1/`)).find((c) => c.name === 'gw_session');
     expect(cookie?.httpOnly).toBe(true);
     expect(await page.evaluate(() => (globalThis as any).document.cookie as string)).not.toContain('gw_session');
