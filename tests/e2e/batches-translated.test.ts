@@ -205,6 +205,23 @@ for (const dialect of E2E_DIALECTS) {
       expect(gemini.requests.length).toBe(sent);
     }, 60_000);
 
+    test("a provider that refuses the batch: the create fails with the provider's status and message, and no batch is kept", async () => {
+      const wrongKey = stack().client({
+        'x-gateway-provider': null,
+        'x-gateway-custom-host': null,
+        'x-gateway-config': JSON.stringify({ provider: 'google', api_key: 'not-the-key', custom_host: gemini.baseUrl }),
+      });
+      const input = await uploadBatchFile(wrongKey, lines(1, () => 'gemini-2.5-flash'));
+      const before = (await stack().db.query('SELECT COUNT(*) AS n FROM gateway_batches'))[0]!.n;
+      const error = (await wrongKey.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' }).catch((e: unknown) => e)) as {
+        status: number;
+        message: string;
+      };
+      expect(error.status).toBe(400);
+      expect(error.message).toContain('API key not valid');
+      expect((await stack().db.query('SELECT COUNT(*) AS n FROM gateway_batches'))[0]!.n).toBe(before);
+    });
+
     test('an endpoint the translator does not take (embeddings to Gemini) runs in the gateway, line by line', async () => {
       const gw = google();
       const sent = gemini.requests.length;
@@ -218,6 +235,22 @@ for (const dialect of E2E_DIALECTS) {
       expect(paths.filter((p) => p.endsWith(':batchEmbedContents'))).toHaveLength(2);
       expect(paths.some((p) => p.includes(':batchGenerateContent'))).toBe(false);
       expect(await stack().db.query(`SELECT id FROM gateway_native_batches WHERE id = '${created.id}'`)).toEqual([]);
+    }, 60_000);
+
+    test('a config with a targets list (the opt-out) runs a chat batch for Anthropic in the gateway, line by line', async () => {
+      const gw = stack().client({
+        'x-gateway-provider': null,
+        'x-gateway-custom-host': null,
+        'x-gateway-config': JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ provider: 'anthropic', api_key: 'sk-ant-x', custom_host: claude.baseUrl }] }),
+      });
+      const sent = claude.requests.length;
+      const input = await uploadBatchFile(gw, lines(2, () => 'claude-sonnet-4-5'));
+      const created = await gw.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+      const done = await waitForBatch(gw, created.id);
+      expect(done.request_counts).toEqual({ total: 2, completed: 2, failed: 0 });
+      const paths = claude.requests.slice(sent).map((r) => r.path);
+      expect(paths).toEqual(['/v1/messages', '/v1/messages']);
+      expect(content(jsonl(await (await gw.files.content(done.output_file_id!)).text())[0]!)).toBe('You said: line 1');
     }, 60_000);
 
     test("another workspace's key gets 404 for a translated batch, and its list is empty", async () => {
