@@ -9,9 +9,14 @@
  *
  * MariaDB: TEST_MYSQL_URL (default mysql://root@127.0.0.1:3306/mysql) names a server where a database
  * `gw_logtp_<random>` is created and dropped. GATEWAY_LOG_WRITER_NICE applies as in the gateway (0 here by default:
- * the figure is the writer's own speed, not what it gets of a CPU shared with requests).
+ * the figure is the writer's own speed, not what it gets of a CPU shared with requests). The table carries the
+ * indexes a gateway's has: the request log's and analytics' (ANALYTICS_INDEXES=0 leaves analytics' out).
+ *
+ * On a machine shared with other work the rate moves with the load; the CPU time a row costs moves much less, so each
+ * round also prints this process's CPU per row (both threads: queue, encoding, writer, driver) and, with
+ * MARIADB_PID=<pid of mariadbd> (and read access to its /proc entry), the server's (other clients' work included).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
@@ -20,6 +25,7 @@ import { testLogger } from '@gateway/sdk/testing';
 import type { LogEntry } from '../plugins/request-log/src/entry.ts';
 import { LogQueue } from '../plugins/request-log/src/queue.ts';
 import { requestLogMigrations, requestLogs } from '../plugins/request-log/src/table.ts';
+import { analyticsMigrations } from '../admin/analytics/src/indexes.ts';
 import { testEntry } from '../plugins/request-log/src/test-request.ts';
 
 process.env.GATEWAY_LOG_WRITER_NICE ??= '0';
@@ -27,6 +33,18 @@ const N = Number(process.env.N ?? 50_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const DIALECTS = (process.env.DIALECTS ?? 'sqlite,mysql').split(',');
 const MYSQL_URL = process.env.TEST_MYSQL_URL || 'mysql://root@127.0.0.1:3306/mysql';
+const ANALYTICS_INDEXES = process.env.ANALYTICS_INDEXES !== '0';
+const MARIADB_PID = process.env.MARIADB_PID;
+
+/** CPU seconds (user + system) a process has used, from /proc; undefined where it cannot be read. */
+function processCpuSeconds(pid: string): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
 
 const encoder = new TextEncoder();
 const question = 'Summarise the following paragraph in two sentences please. '.repeat(8);
@@ -61,7 +79,7 @@ export function realisticEntry(i: number): LogEntry {
 
 async function measure(label: string, url: string, close: () => Promise<void>): Promise<void> {
   const database = await createDatabase(url);
-  await database.migrate(requestLogMigrations);
+  await database.migrate(ANALYTICS_INDEXES ? [...requestLogMigrations, ...analyticsMigrations] : requestLogMigrations);
   // The whole run fits in memory: the figure is the writer's rate, not the byte budget's.
   const queue = new LogQueue(database, { logger: testLogger(), maxBytes: 2 ** 31, worker: { url, module: databaseThreads.module } });
   if (queue.writerInfo.mode !== 'worker') throw new Error(`${label}: the writer is not a thread (${queue.writerInfo.mode})`);
@@ -71,6 +89,8 @@ async function measure(label: string, url: string, close: () => Promise<void>): 
       const entries = Array.from({ length: N }, (_, i) => realisticEntry(round * N + i));
       Bun.gc(true);
       const started = performance.now();
+      const cpuBefore = process.cpuUsage();
+      const serverBefore = label === 'mariadb' && MARIADB_PID ? processCpuSeconds(MARIADB_PID) : undefined;
       // Enqueued in slices with a yield between them, as requests arrive: the queue's own bounds apply.
       for (let i = 0; i < N; i += 500) {
         for (let k = i; k < Math.min(N, i + 500); k++) queue.enqueue(entries[k]!);
@@ -78,8 +98,15 @@ async function measure(label: string, url: string, close: () => Promise<void>): 
       }
       await queue.flush();
       const seconds = (performance.now() - started) / 1000;
+      const cpu = process.cpuUsage(cpuBefore);
+      const serverAfter = serverBefore === undefined ? undefined : processCpuSeconds(MARIADB_PID!);
+      const perRow = (s: number) => `${((s * 1e6) / N).toFixed(1)} µs`;
+      const server = serverBefore !== undefined && serverAfter !== undefined ? `, mariadbd CPU ${perRow(serverAfter - serverBefore)} a row` : '';
       rates.push(N / seconds);
-      console.log(`${label} round ${round + 1}: ${N} rows in ${seconds.toFixed(2)} s = ${Math.round(N / seconds)} rows/s`);
+      console.log(
+        `${label} round ${round + 1}: ${N} rows in ${seconds.toFixed(2)} s = ${Math.round(N / seconds)} rows/s; ` +
+          `gateway CPU ${perRow((cpu.user + cpu.system) / 1e6)} a row${server}`,
+      );
     }
     const rows = await database.count(requestLogs, undefined, { fresh: true });
     const s = queue.stats;

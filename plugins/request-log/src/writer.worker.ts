@@ -10,6 +10,8 @@ import { fromWirePart } from './wire.ts';
 import { reason, replayText, writeEntries, type WriterEvent, type WriteSettings } from './writer.ts';
 import type { QueuedEntry } from './queued.ts';
 import { lowerThreadPriority, setThreadPriority } from './low-priority.ts';
+import { mysqlLogInsert } from './mysql-insert.ts';
+import type { InsertRows } from './writer.ts';
 
 declare var self: Worker;
 
@@ -19,6 +21,8 @@ lowerThreadPriority(Number(process.env.GATEWAY_LOG_WRITER_NICE ?? 19));
 const send = (message: FromWorker) => self.postMessage(message);
 
 let database: Database | undefined;
+/** How this thread inserts rows: prepared statements on MySQL (mysql-insert.ts), the generic insert on SQLite. */
+let insertRows: InsertRows | undefined;
 let settings: WriteSettings | undefined;
 /** Parts received of the batch being assembled. */
 const assembling = new Map<number, { entries: QueuedEntry[]; seqs: number[] }>();
@@ -42,6 +46,9 @@ async function handle(message: ToWorker): Promise<void> {
         // The host's module (service databaseThreads): this plugin does not import the core's database package.
         const { openDatabase } = (await import(message.module)) as { openDatabase(connection: DatabaseConnection): Promise<Database> };
         database = await openDatabase(message.connection);
+        const db = database;
+        insertRows =
+          db.dialect === 'mysql' ? mysqlLogInsert(db) : (rows, ignoreDuplicates) => db.insert(requestLogs, rows, { ignoreDuplicates });
         send({ type: 'ready' });
       } catch (err) {
         send({ type: 'init-failed', error: reason(err) });
@@ -53,13 +60,13 @@ async function handle(message: ToWorker): Promise<void> {
       if (!setThreadPriority(message.nice)) send({ type: 'priority-refused', nice: message.nice });
       return;
     case 'replay': {
-      const db = database;
-      if (!db || !settings) {
+      const insert = insertRows;
+      if (!database || !insert || !settings) {
         send({ type: 'replay-failed', id: message.id, error: { message: 'the request log writer thread has no database' } });
         return;
       }
       try {
-        const result = await replayText(message.text, (rows, ignoreDuplicates) => db.insert(requestLogs, rows, { ignoreDuplicates }), settings);
+        const result = await replayText(message.text, insert, settings);
         send({ type: 'replayed', id: message.id, result });
       } catch (err) {
         send({ type: 'replay-failed', id: message.id, error: reason(err) });
@@ -73,6 +80,7 @@ async function handle(message: ToWorker): Promise<void> {
         send({ type: 'error', error: reason(err) });
       }
       database = undefined;
+      insertRows = undefined;
       send({ type: 'closed' });
       return;
   }
@@ -93,8 +101,8 @@ async function write(message: Extract<ToWorker, { type: 'write' }>): Promise<voi
   }
   if (!message.last) return;
   assembling.delete(id);
-  const db = database;
-  if (!db || !settings) {
+  const insert = insertRows;
+  if (!database || !insert || !settings) {
     send({ type: 'failed', id, error: { message: 'the request log writer thread has no database' } });
     return;
   }
@@ -107,7 +115,7 @@ async function write(message: Extract<ToWorker, { type: 'write' }>): Promise<voi
     else send({ type: 'event', id, event });
   };
   try {
-    await writeEntries(entries, (rows) => db.insert(requestLogs, rows), settings, emit);
+    await writeEntries(entries, (rows) => insert(rows), settings, emit);
     send({ type: 'done', id });
   } catch (err) {
     send({ type: 'failed', id, error: reason(err) });
