@@ -63,12 +63,13 @@ export function userMessage(text: string): Message {
   };
 }
 
-export function useAgentStack(dialect: E2EDialect): () => AgentStack {
+/** `env`: more gateway settings (the card sync interval, the secret cache's lifetime). */
+export function useAgentStack(dialect: E2EDialect, env: Record<string, string> = {}): () => AgentStack {
   let stack: AgentStack | undefined;
   beforeAll(async () => {
     const db = await createE2EDatabase(dialect);
     const upstream = await startA2AUpstream(UPSTREAM_TOKEN);
-    const gw = await startInProcessGateway({ DATABASE_URL: db.url, GATEWAY_ENCRYPTION_KEY: ENCRYPTION_KEY });
+    const gw = await startInProcessGateway({ DATABASE_URL: db.url, GATEWAY_ENCRYPTION_KEY: ENCRYPTION_KEY, ...env });
     const admin = async <T>(method: string, path: string, body?: unknown, key = TEST_ADMIN_KEY): Promise<Answer<T>> => {
       const res = await gw.handle(
         new Request(`http://gateway.test/v1${path}`, {

@@ -2,7 +2,9 @@
  * An upstream A2A agent on loopback, built with the official @a2a-js/sdk server (DefaultRequestHandler with its
  * JSON-RPC transport handlers: v1.0 method names and, through the SDK's compat layer, v0.3's `message/send`...).
  * It serves its agent card at /.well-known/agent-card.json (or, with `legacyCardOnly`, only at agent.json), answers
- * JSON-RPC at /a2a when the request carries `authorization: Bearer <token>`, and streams SSE event by event.
+ * JSON-RPC at /a2a when the request carries `authorization: Bearer <token>` (or, with `credential`, one of the values
+ * it names in the header it names), and streams SSE event by event. `reviseCard` changes the card it serves and
+ * `failCards` makes the card URLs answer an error status, for the card sync tests.
  *
  * The agent: a message "echo <words>" makes a task that streams one artifact per word and completes; "wait" makes a
  * task that stays working until tasks/cancel. `release()` lets a "gate" message's next event out (a stream test
@@ -27,6 +29,12 @@ export interface A2AUpstream {
   /** Every JSON-RPC request it received: method and the authorization header it carried. */
   readonly calls: { method: string; authorization: string | null }[];
   readonly cardRequests: string[];
+  /** The credential header's value of each JSON-RPC request, in order (with the `credential` option). */
+  readonly credentials: (string | null)[];
+  /** Serves the card with these fields changed (name, description, version, skills as JSON). */
+  reviseCard(fields: Record<string, unknown>): void;
+  /** The card URLs answer `status` from now on; undefined: they serve the card again. */
+  failCards(status: number | undefined): void;
   /** Lets the next gated event out. */
   release(): void;
   close(): Promise<void>;
@@ -104,11 +112,20 @@ class EchoAgent implements AgentExecutor {
   };
 }
 
-export async function startA2AUpstream(token: string, options: { legacyCardOnly?: boolean } = {}): Promise<A2AUpstream> {
+export interface A2AUpstreamOptions {
+  legacyCardOnly?: boolean;
+  /** Accept a call when `header` holds one of `values` (instead of `authorization: Bearer <token>`). */
+  credential?: { header: string; values: string[] };
+}
+
+export async function startA2AUpstream(token: string, options: A2AUpstreamOptions = {}): Promise<A2AUpstream> {
   const agent = new EchoAgent();
   const calls: A2AUpstream['calls'] = [];
   const cardRequests: string[] = [];
+  const credentials: (string | null)[] = [];
   let card: AgentCard | undefined;
+  let revised: Record<string, unknown> = {};
+  let cardFailure: number | undefined;
   const encoder = new TextEncoder();
   let handlers: { v1: JsonRpcTransportHandler; v03: LegacyJsonRpcTransportHandler } | undefined;
 
@@ -120,13 +137,18 @@ export async function startA2AUpstream(token: string, options: { legacyCardOnly?
       if (req.method === 'GET' && path.startsWith('/.well-known/')) {
         cardRequests.push(path);
         const served = options.legacyCardOnly ? '/.well-known/agent.json' : '/.well-known/agent-card.json';
-        return path === served && card ? Response.json(AgentCard.toJSON(card)) : new Response('not found', { status: 404 });
+        if (cardFailure !== undefined) return new Response('card unavailable', { status: cardFailure });
+        return path === served && card ? Response.json({ ...(AgentCard.toJSON(card) as Record<string, unknown>), ...revised }) : new Response('not found', { status: 404 });
       }
       if (req.method !== 'POST' || path !== '/a2a' || !handlers) return new Response('not found', { status: 404 });
       const body = (await req.json()) as Record<string, unknown>;
       const method = String(body.method);
       calls.push({ method, authorization: req.headers.get('authorization') });
-      if (req.headers.get('authorization') !== `Bearer ${token}`) return new Response('unauthorised', { status: 401 });
+      if (options.credential) {
+        const value = req.headers.get(options.credential.header);
+        credentials.push(value);
+        if (value === null || !options.credential.values.includes(value)) return new Response('unauthorised', { status: 401 });
+      } else if (req.headers.get('authorization') !== `Bearer ${token}`) return new Response('unauthorised', { status: 401 });
       const context = new ServerCallContext({ requestedVersion: req.headers.get('a2a-version') ?? (method.includes('/') ? '0.3' : '1.0') });
       const result = await (method.includes('/') ? handlers.v03 : handlers.v1).handle(body, context);
       if (!(Symbol.asyncIterator in result)) return Response.json(result);
@@ -161,6 +183,13 @@ export async function startA2AUpstream(token: string, options: { legacyCardOnly?
     origin,
     calls,
     cardRequests,
+    credentials,
+    reviseCard: (fields) => {
+      revised = { ...revised, ...fields };
+    },
+    failCards: (status) => {
+      cardFailure = status;
+    },
     release: () => agent.release(),
     close: async () => {
       await server.stop(true);

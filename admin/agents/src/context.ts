@@ -1,7 +1,8 @@
 /** What the routes and the proxy share. */
-import type { SecretBox } from '@gateway/admin-kit';
+import type { SecretBox, SecretResolver } from '@gateway/admin-kit';
 import type { Database, Logger, OutboundGuard } from '@gateway/sdk';
 import type { AgentCallLog } from './call-log.ts';
+import type { AgentCardSync } from './card-sync.ts';
 
 export interface AgentsContext {
   database: Database;
@@ -9,6 +10,9 @@ export interface AgentsContext {
   guard: OutboundGuard;
   logger: Logger;
   callLog: AgentCallLog;
+  /** The secret-references plugin, when loaded (secret_mappings). */
+  secrets: () => SecretResolver | undefined;
+  cardSync: AgentCardSync;
   /** TOOL_MAX_ANSWER_BYTES: the most of a whole (non-streamed) upstream answer the proxy reads. */
   maxAnswerBytes: number;
 }

@@ -12,7 +12,8 @@ import type { AgentsContext } from './context.ts';
 import type { ServerRow } from './present.ts';
 import { serverUserIds, usableIntegration } from './routes/servers.ts';
 import { agentServers } from './tables.ts';
-import { credentialHeaders, guardedFetch } from './upstream.ts';
+import { credentialHeaders, requiredUserCredential } from './credentials.ts';
+import { guardedFetch } from './upstream.ts';
 
 export const INVOKE_SCOPE = 'agents.invoke';
 
@@ -58,6 +59,7 @@ export function invokeRoutes(ctx: AgentsContext): AdminRoute[] {
       if (!FORWARDED_METHODS.has(method)) return rpcError(body.id, -32601, `The gateway does not forward ${method}`);
       const integration = await usableIntegration(database, server.organisation_id, server.agent_integration_id, server.workspace_id);
       if (!integration) throw Errors.notFound('The agent server\'s integration is gone or no longer open to its workspace');
+      const userValue = await requiredUserCredential(database, ctx.box, integration, server, req.caller.userId);
       const request = JSON.stringify(body);
       // The client's trace headers, as model calls take them (capped to the log's columns).
       const header = (name: string, max: number) => req.headers.get(name)?.slice(0, max) || null;
@@ -94,7 +96,8 @@ export function invokeRoutes(ctx: AgentsContext): AdminRoute[] {
       }
       let upstream: Response;
       try {
-        upstream = await guardedFetch(ctx.guard, integration.url, { method: 'POST', headers: { ...headers, ...credentialHeaders(integration, ctx.box) }, body: request, signal: req.signal }, integration.slug);
+        const credentials = await credentialHeaders(integration, server.workspace_id, ctx, userValue);
+        upstream = await guardedFetch(ctx.guard, integration.url, { method: 'POST', headers: { ...headers, ...credentials }, body: request, signal: req.signal }, integration.slug);
       } catch (error) {
         const status = error instanceof GatewayError ? error.status : 502;
         log(status, null, { taskId: null, state: null }, null, error instanceof Error ? error.message : String(error), false);

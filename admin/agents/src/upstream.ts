@@ -1,17 +1,10 @@
 /**
  * How the gateway reaches an agent integration's upstream: every request goes through the OutboundGuard (service
  * `hostGuard`), which resolves the host and refuses a private, loopback or metadata address (unless trusted) before
- * any connection, and never follows a redirect. The credential header is opened from its sealed column per call.
+ * any connection, and never follows a redirect. The credential headers are built per call (credentials.ts).
  */
-import type { SecretBox } from '@gateway/admin-kit';
 import { Errors, GatewayError, type OutboundGuard } from '@gateway/sdk';
 import type { IntegrationRow } from './present.ts';
-import { authSecretAt } from './tables.ts';
-
-export function credentialHeaders(row: IntegrationRow, box: () => SecretBox): Record<string, string> {
-  if (row.auth_type !== 'header' || !row.auth_header || !row.auth_secret) return {};
-  return { [row.auth_header]: box().open(row.auth_secret, authSecretAt(row.id)) };
-}
 
 /** guard.fetch with a failure to connect as a 502 naming the agent (a refused host stays the guard's 400). */
 export async function guardedFetch(guard: OutboundGuard, url: string, init: RequestInit, who: string): Promise<Response> {
@@ -32,7 +25,6 @@ export function cardUrls(row: IntegrationRow): string[] {
 
 const CARD_LIMIT = 1_048_576;
 
-/** The upstream's agent card (JSON object), fetched through the guard; 502 when no URL gives one. */
 /** The body as text, or undefined once it passes `limit` bytes (counted as it arrives, so an endless body is not held). */
 async function readCapped(res: Response, limit: number): Promise<string | undefined> {
   if (!res.body) return '';
@@ -52,8 +44,12 @@ async function readCapped(res: Response, limit: number): Promise<string | undefi
   return Buffer.concat(parts).toString('utf8');
 }
 
-export async function fetchAgentCard(guard: OutboundGuard, row: IntegrationRow, box: () => SecretBox, signal?: AbortSignal): Promise<{ card: Record<string, unknown>; url: string }> {
-  const headers = { accept: 'application/json', ...credentialHeaders(row, box) };
+/**
+ * The upstream's agent card (JSON object), fetched through the guard; 502 when no URL gives one.
+ * `credentials`: the integration's credential headers for the workspace asking (credentials.ts).
+ */
+export async function fetchAgentCard(guard: OutboundGuard, row: IntegrationRow, credentials: Record<string, string>, signal?: AbortSignal): Promise<{ card: Record<string, unknown>; url: string }> {
+  const headers = { accept: 'application/json', ...credentials };
   let last = 'no answer';
   for (const url of cardUrls(row)) {
     const res = await guardedFetch(guard, url, { method: 'GET', headers, signal }, row.slug);

@@ -17,7 +17,24 @@ export const Auth = Type.Union([
     },
     { additionalProperties: false },
   ),
+  /** Each user enters their own value of the header (POST /agent-servers/:id/connections). */
+  Type.Object(
+    { type: Type.Literal('user_token'), header_name: Type.String({ minLength: 1, maxLength: 255, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" }) },
+    { additionalProperties: false },
+  ),
 ]);
+export const Mappings = Type.Array(
+  Type.Object(
+    {
+      target_field: Type.String({ minLength: 1, maxLength: 255 }),
+      secret_reference_id: Type.String({ minLength: 1, maxLength: 255 }),
+      secret_key: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+      value_format: Type.Optional(Type.Union([Type.Literal('string'), Type.Literal('json')])),
+    },
+    { additionalProperties: false },
+  ),
+  { maxItems: 32 },
+);
 
 export function checkHttpUrl(value: string, param: string): void {
   const parsed = URL.canParse(value) ? new URL(value) : undefined;

@@ -272,6 +272,11 @@ const TABLE: Record<string, string> = {
   'GET /agent-servers/:agentServerId/agent-card':                     ROLE_IN_A,
   // agents.invoke on workspace keys only (SPEC.md); the server is A's and the proxy acts in the caller's workspace.
   'POST /agent-servers/:agentServerId/a2a':                           'ok   ok   403  403  ok   404  ok   ok   ok   404',
+  'POST /agent-servers/:agentServerId/sync':                          MANAGER_OF_A,
+  // Connections are users' own: keys without a user (organisation and workspace service keys) have none to make.
+  'GET /agent-servers/:agentServerId/connections':                    ROLE_IN_A,
+  'POST /agent-servers/:agentServerId/connections':                   'ok   ok   403  403  403  404  ok   ok   ok   404',
+  'DELETE /agent-servers/:agentServerId/connections':                 'ok   ok   ok   403  ok   404  ok   ok   ok   404', // member A's: by A, or by managers+
 
   // ---- rate-limit policies (docs/admin/policies.md): organisation owners and admins ----
   'POST /policies/rate-limits':                                       ORG_ADMINS,
@@ -422,6 +427,10 @@ const NOTES: Record<string, string> = {
   'DELETE /agent-integrations/:agentIntegrationId/skills/:skillId [workspace A]': 'an agent integration of a workspace where the caller has no role is as if absent',
   'GET /agent-servers/:agentServerId/agent-card': 'an agent server of a workspace where the caller has no role is as if absent',
   'POST /agent-servers/:agentServerId/a2a': 'the proxy looks the server up in the caller\'s workspace: B\'s keys have none there',
+  'POST /agent-servers/:agentServerId/sync': 'an agent server of a workspace where the caller has no role is as if absent',
+  'GET /agent-servers/:agentServerId/connections': 'an agent server of a workspace where the caller has no role is as if absent',
+  'POST /agent-servers/:agentServerId/connections': 'an agent server of a workspace where the caller has no role is as if absent',
+  'DELETE /agent-servers/:agentServerId/connections': 'an agent server of a workspace where the caller has no role is as if absent',
   'POST /providers': 'A is invisible without a role in A',
   'GET /providers': 'A is invisible without a role in A',
   'GET /providers/:id': 'a provider of a workspace where the caller has no role is as if absent',

@@ -2,18 +2,20 @@
  * /agent-integrations: where an upstream A2A agent is and how the gateway authenticates to it, for one workspace or
  * the whole organisation (access.ts says who may do what); the workspaces an organisation-level one is open to; and
  * the skills recorded for it. The header value is sealed at rest and shown masked; a masked value sent back keeps the
- * stored one unless the URL changes (a stored secret only goes where it was entered for).
+ * stored one unless the URL changes (a stored secret only goes where it was entered for). `secret_mappings` are
+ * checked against the secret-references plugin when saved and resolved per call; a new URL revokes users' own
+ * credentials (their connections), and any change has the servers using the integration read its card again.
  */
 import { findWorkspace, requireActive, visibleWorkspaces } from '@gateway/admin-identity';
-import { checkSlug, conflictOnUnique, json, list, noContent, page, validator, writeWithSlug } from '@gateway/admin-kit';
+import { checkHeaderMappings, checkSlug, conflictOnUnique, json, list, noContent, page, type SecretMapping, validator, writeWithSlug } from '@gateway/admin-kit';
 import { type AdminRequest, type AdminRoute, ALL_SCOPES, and, asc, desc, eq, Errors, inArray, isNotNull, isNull, or, type SQL, type Where } from '@gateway/sdk';
 import { Type } from '@sinclair/typebox';
 import { integrationScopes, requireIntegrationAccess } from '../access.ts';
 import { type AgentsContext, BY_FIELD } from '../context.ts';
 import { type IntegrationRow, presentIntegration } from '../present.ts';
-import { agentIntegrationSkills, agentIntegrations, agentIntegrationWorkspaces, agentServers, authSecretAt, ORGANISATION_SCOPE } from '../tables.ts';
+import { agentConnections, agentIntegrationSkills, agentIntegrations, agentIntegrationWorkspaces, agentServers, authSecretAt, ORGANISATION_SCOPE } from '../tables.ts';
 import { replaceChildren } from '../replace-children.ts';
-import { Auth, checkHttpUrl, Description, Id, Name, Slug, Url } from '../validation.ts';
+import { Auth, checkHttpUrl, Description, Id, Mappings, Name, Slug, Url } from '../validation.ts';
 
 const NOT_FOUND = 'No such agent integration';
 const MASK = '****';
@@ -28,6 +30,7 @@ const checkCreate = validator(
       url: Url,
       agent_card_url: Type.Optional(Type.Union([Url, Type.Null()])),
       auth: Type.Optional(Auth),
+      secret_mappings: Type.Optional(Mappings),
     },
     { additionalProperties: false },
   ),
@@ -41,6 +44,7 @@ const checkUpdate = validator(
       url: Type.Optional(Url),
       agent_card_url: Type.Optional(Type.Union([Url, Type.Null()])),
       auth: Type.Optional(Auth),
+      secret_mappings: Type.Optional(Mappings),
     },
     { additionalProperties: false },
   ),
@@ -81,6 +85,22 @@ export function integrationRoutes(ctx: AgentsContext): AdminRoute[] {
     if (url === null || url === undefined) return;
     checkHttpUrl(url, param);
     await ctx.guard.check(url);
+  }
+
+  async function checkMappings(org: string, workspaceId: string | null, mappings: readonly SecretMapping[] | undefined): Promise<void> {
+    if (!mappings || mappings.length === 0) return;
+    checkHeaderMappings(mappings);
+    const resolver = ctx.secrets();
+    if (!resolver) throw Errors.badRequest('secret_mappings need the secret-references plugin, which is not loaded', 'secret_mappings');
+    await resolver.check(org, workspaceId === null ? 'all' : [workspaceId], mappings);
+  }
+
+  /** The servers using the integration: their users' own credentials revoked (`revoke`), their cards read again (not awaited). */
+  async function afterChange(integrationId: string, revoke: boolean): Promise<void> {
+    const servers = await database.select(agentServers, { where: (c) => eq(c.agent_integration_id, integrationId), fresh: true });
+    if (servers.length === 0) return;
+    if (revoke) await database.delete(agentConnections, (c) => inArray(c.agent_server_id, servers.map((s) => s.id)));
+    for (const server of servers) void ctx.cardSync.syncServer(server.id);
   }
 
   const listRoute: AdminRoute = {
@@ -134,6 +154,7 @@ export function integrationRoutes(ctx: AgentsContext): AdminRoute[] {
       checkHttpUrl(body.url, 'url');
       await checkDestination(body.url, 'url');
       await checkDestination(body.agent_card_url, 'agent_card_url');
+      await checkMappings(org, workspaceId, body.secret_mappings);
       const id = crypto.randomUUID();
       const now = Date.now();
       const auth = body.auth ?? { type: 'none' as const };
@@ -153,8 +174,9 @@ export function integrationRoutes(ctx: AgentsContext): AdminRoute[] {
             url: body.url,
             agent_card_url: body.agent_card_url ?? null,
             auth_type: auth.type,
-            auth_header: auth.type === 'header' ? auth.header_name : null,
+            auth_header: auth.type === 'none' ? null : auth.header_name,
             auth_secret: auth.type === 'header' ? ctx.box().seal(auth.header_value, authSecretAt(id)) : null,
+            secret_mappings: body.secret_mappings ?? null,
             version: 1,
             created_at: now,
             updated_at: now,
@@ -189,11 +211,13 @@ export function integrationRoutes(ctx: AgentsContext): AdminRoute[] {
       const url = body.url ?? row.url;
       if (body.url !== undefined) await checkDestination(body.url, 'url');
       if (body.agent_card_url) await checkDestination(body.agent_card_url, 'agent_card_url');
+      if (body.secret_mappings !== undefined) await checkMappings(row.organisation_id, row.workspace_id, body.secret_mappings);
       const moved = url !== row.url || (body.agent_card_url !== undefined && body.agent_card_url !== row.agent_card_url);
       let authType = row.auth_type;
       let authHeader = row.auth_header;
       let authSecret = row.auth_secret;
       if (body.auth?.type === 'none') [authType, authHeader, authSecret] = ['none', null, null];
+      else if (body.auth?.type === 'user_token') [authType, authHeader, authSecret] = ['user_token', body.auth.header_name, null];
       else if (body.auth?.type === 'header') {
         const keep = body.auth.header_value === MASK;
         if (keep && (moved || row.auth_type !== 'header'))
@@ -216,6 +240,7 @@ export function integrationRoutes(ctx: AgentsContext): AdminRoute[] {
               auth_type: authType,
               auth_header: authHeader,
               auth_secret: authSecret,
+              secret_mappings: body.secret_mappings === undefined ? row.secret_mappings : body.secret_mappings,
               version: row.version + 1,
               updated_at: Date.now(),
             },
@@ -224,6 +249,8 @@ export function integrationRoutes(ctx: AgentsContext): AdminRoute[] {
         () => taken(slug),
       );
       if (changed === 0) throw Errors.conflict('The agent integration was changed by another request meanwhile; read it again and retry');
+      // Users' own tokens were given for the old upstream: a new URL must not carry them elsewhere (as for MCP).
+      await afterChange(row.id, moved);
       const view = presentIntegration(await fresh(row.id));
       req.audit = { resource: 'agent_integration', resourceId: row.id, action: 'update', workspaceId: row.workspace_id ?? undefined, before: presentIntegration(row), after: view };
       return json(view);

@@ -11,7 +11,8 @@ import { Type } from '@sinclair/typebox';
 import { requireServerReader, requireServerWriter } from '../access.ts';
 import { type AgentsContext, BY_FIELD } from '../context.ts';
 import { type IntegrationRow, presentServer, type ServerRow } from '../present.ts';
-import { agentIntegrations, agentIntegrationWorkspaces, agentServerSkills, agentServers, agentServerUserAccess } from '../tables.ts';
+import { credentialHeaders, userCredential } from '../credentials.ts';
+import { agentConnections, agentIntegrations, agentIntegrationWorkspaces, agentServerSkills, agentServers, agentServerUserAccess } from '../tables.ts';
 import { replaceChildren } from '../replace-children.ts';
 import { fetchAgentCard } from '../upstream.ts';
 import { Description, Id, Name, Slug } from '../validation.ts';
@@ -131,6 +132,8 @@ export function serverRoutes(ctx: AgentsContext): AdminRoute[] {
           }),
         taken,
       );
+      // The first card read (bounded by AGENT_CARD_SYNC_TIMEOUT_MS); a failure is recorded on the server, not answered.
+      await ctx.cardSync.syncServer(id);
       const view = presentServer(await fresh(id));
       req.audit = { resource: 'agent_server', resourceId: id, action: 'create', workspaceId, after: view };
       return json(view, 201);
@@ -185,6 +188,7 @@ export function serverRoutes(ctx: AgentsContext): AdminRoute[] {
       await database.transaction(async (tx) => {
         await tx.delete(agentServerSkills, (c) => eq(c.agent_server_id, row.id));
         await tx.delete(agentServerUserAccess, (c) => eq(c.agent_server_id, row.id));
+        await tx.delete(agentConnections, (c) => eq(c.agent_server_id, row.id));
         await tx.delete(agentServers, (c) => eq(c.id, row.id));
       });
       req.audit = { resource: 'agent_server', resourceId: row.id, action: 'delete', workspaceId: row.workspace_id, before: presentServer(row) };
@@ -295,7 +299,10 @@ export function serverRoutes(ctx: AgentsContext): AdminRoute[] {
       const row = await readable(req);
       const integration = await usableIntegration(database, row.organisation_id, row.agent_integration_id, row.workspace_id);
       if (!integration) throw Errors.notFound('The agent server\'s integration is gone or no longer open to its workspace');
-      const { card: upstream, url } = await fetchAgentCard(ctx.guard, integration, ctx.box, req.signal);
+      // A per-user integration's card is read with the caller's own credential when they have connected.
+      const userValue = integration.auth_type === 'user_token' && req.caller.userId ? await userCredential(database, ctx.box, row, req.caller.userId) : undefined;
+      const credentials = await credentialHeaders(integration, row.workspace_id, ctx, userValue);
+      const { card: upstream, url } = await fetchAgentCard(ctx.guard, integration, credentials, req.signal);
       const allowed = await serverSkillIds(database, row.id);
       // The card as the upstream gives it; its skills narrowed to the server's when the server names some.
       const skills = Array.isArray(upstream.skills) && allowed.length > 0 ? upstream.skills.filter((s) => s !== null && typeof s === 'object' && allowed.includes(String((s as { id?: unknown }).id))) : upstream.skills;
@@ -304,5 +311,18 @@ export function serverRoutes(ctx: AgentsContext): AdminRoute[] {
     },
   };
 
-  return [listRoute, create, get, update, remove, getSkills, putSkills, removeSkill, getUsers, putUsers, removeUser, card];
+  const sync: AdminRoute = {
+    method: 'POST',
+    path: '/agent-servers/:agentServerId/sync',
+    scope: 'agent_servers.write',
+    async handle(req) {
+      const row = await writable(req);
+      await ctx.cardSync.syncServer(row.id);
+      const view = presentServer(await fresh(row.id));
+      req.audit = { resource: 'agent_server', resourceId: row.id, action: 'sync', workspaceId: row.workspace_id };
+      return json(view);
+    },
+  };
+
+  return [listRoute, create, get, update, remove, getSkills, putSkills, removeSkill, getUsers, putUsers, removeUser, card, sync];
 }
