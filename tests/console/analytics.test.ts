@@ -20,6 +20,7 @@ describe.skipIf(skipReason !== null)(`console analytics page in Chromium${skipRe
   let gateway: Gateway;
   let openai: OpenAIMock;
   let browser: Browser;
+  let memberKey: string;
 
   const call = async (key: string, model: string, team: string, status = 200) => {
     const r = await fetch(`${origin}/v1/chat/completions`, {
@@ -60,6 +61,9 @@ describe.skipIf(skipReason !== null)(`console analytics page in Chromium${skipRe
       const made = await adminCall(origin, 'POST', '/api-keys', { name: email, type: 'workspace-user', workspace_id: self.workspace_id, user_id: user, scopes: ['completions.write'] });
       keys.push(String(made.key));
     }
+    // A member whose key may read analytics; whether the gateway answers them is the workspace's setting.
+    const cat = await addUser(gateway.service(Services.database), self.organisation_id, 'cat@example.test', 'member', [{ workspaceId: self.workspace_id, role: 'member' }]);
+    memberKey = String((await adminCall(origin, 'POST', '/api-keys', { name: 'cat', type: 'workspace-user', workspace_id: self.workspace_id, user_id: cat, scopes: ['analytics.read'] })).key);
     await call(keys[0] as string, '@an-a/gpt-4o-mini', 'red');
     await call(keys[0] as string, '@an-a/gpt-4o-mini', 'red');
     await call(keys[1] as string, '@an-a/gpt-4o', 'blue');
@@ -139,5 +143,31 @@ describe.skipIf(skipReason !== null)(`console analytics page in Chromium${skipRe
     expect(await table.locator('th[aria-sort="descending"]').textContent()).toContain('Errors');
     await shot(page, 'analytics-groups');
     await page.close();
+  }, 60_000);
+
+  test('a member the gateway refuses analytics to sees its refusal, and the console asks once, not for every chart', async () => {
+    await adminCall(origin, 'PUT', '/settings/security', { membersViewAnalytics: false });
+    const page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
+    const asked: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/v1/analytics/')) asked.push(new URL(r.url()).pathname);
+    });
+    try {
+      await page.goto(`${origin}/console/analytics`);
+      await page.getByLabel('API key').fill(memberKey);
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      const alert = page.getByRole('alert');
+      await alert.waitFor(WAIT);
+      expect(await alert.textContent()).toBe('Analytics are not open to workspace members in this workspace');
+      expect(await page.locator('figure.chart').count()).toBe(0);
+      expect(asked).toEqual(['/v1/analytics/summary']);
+    } finally {
+      await page.close();
+      await adminCall(origin, 'PUT', '/settings/security', { membersViewAnalytics: null });
+    }
+    // With the setting back, the same member sees the charts.
+    const open = await signIn(browser, origin, memberKey, 'analytics');
+    await open.locator('figure.chart').first().waitFor(WAIT);
+    await open.close();
   }, 60_000);
 });

@@ -117,6 +117,9 @@ export function Analytics(_: { self: Self; sub: string }) {
   const [graphs, setGraphs] = useState<Record<string, Graph>>({});
   const [groups, setGroups] = useState<Page<Group> | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Whether the gateway answers analytics to this caller for this view: asked once (the summary) before the charts and
+  // groups, so a caller it refuses (membersViewAnalytics off, hidden metadata) is not sent nine refused requests.
+  const [open, setOpen] = useState(false);
 
   const go = (v: typeof view, g: Grouping) => {
     history.pushState(null, '', address(v, g));
@@ -143,18 +146,29 @@ export function Analytics(_: { self: Self; sub: string }) {
     setError(null);
     setSummary(null);
     setGraphs({});
+    setOpen(false);
     const q = params();
-    api<Summary>('GET', `/analytics/summary?${q}`).then(setSummary).catch(fail(setError));
-    for (const g of GRAPHS)
-      api<Graph>('GET', `/analytics/graphs/${g.metric}?${q}`)
-        .then((graph) => setGraphs((all) => ({ ...all, [g.metric]: graph })))
-        .catch(fail(setError));
+    let gone = false;
+    api<Summary>('GET', `/analytics/summary?${q}`)
+      .then((s) => {
+        if (gone) return;
+        setSummary(s);
+        setOpen(true);
+        for (const g of GRAPHS)
+          api<Graph>('GET', `/analytics/graphs/${g.metric}?${q}`)
+            .then((graph) => !gone && setGraphs((all) => ({ ...all, [g.metric]: graph })))
+            .catch(fail(setError));
+      })
+      .catch((e) => !gone && fail(setError)(e));
+    return () => {
+      gone = true;
+    };
   }, [view]);
 
   const groupBy = grouping.by === 'metadata' ? (grouping.metaKey ? `metadata.${grouping.metaKey}` : null) : grouping.by;
   useEffect(() => {
     setGroups(null);
-    if (!groupBy) return;
+    if (!groupBy || !open) return;
     const q = new URLSearchParams(params());
     q.set('columns', COLUMNS.map((c) => c.name).join(','));
     q.set('order_by', grouping.orderBy);
@@ -164,7 +178,7 @@ export function Analytics(_: { self: Self; sub: string }) {
     api<Page<Group>>('GET', `/analytics/groups/${encodeURIComponent(groupBy)}?${q}`)
       .then(setGroups)
       .catch(fail(setError));
-  }, [view, grouping]);
+  }, [view, grouping, open]);
 
   /** A header's sort: the column by itself descending first, then ascending. */
   const sortBy = (name: string) =>
