@@ -16,6 +16,7 @@ export interface FilterField {
 export const FILTER_FIELDS: readonly FilterField[] = [
   { name: 'status', label: 'Status', placeholder: '200,429' },
   { name: 'provider', label: 'Provider', placeholder: 'openai or a slug' },
+  { name: 'ai_service', label: 'Provider type', placeholder: 'openai,anthropic' },
   { name: 'model', label: 'Model', placeholder: 'gpt-4o-mini' },
   { name: 'api_key_id', label: 'API key id', placeholder: 'uuid, …' },
   { name: 'workspace_id', label: 'Workspace', placeholder: 'id or slug' },

@@ -130,6 +130,11 @@ describe.skipIf(skipReason !== null)(`console logs page in Chromium${skipReason 
 
     await filter(page, { Provider: 'logs-b' });
     await expectCalls(page, ['beta', 'omega']);
+    // The provider type: every call here went to an OpenAI integration; none to Anthropic.
+    await filter(page, { 'Provider type': 'anthropic' });
+    await page.getByText('No logs match.').waitFor(WAIT);
+    await filter(page, { 'Provider type': 'openai' });
+    await expectCalls(page, ['alpha', 'beta', 'delta', 'gamma', 'omega']);
     // The model as the call named it; a comma list matches any of its values.
     await filter(page, { Model: 'gpt-4o,@logs-b/gpt-4o' });
     await expectCalls(page, ['beta', 'delta']);
