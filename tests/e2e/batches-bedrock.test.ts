@@ -156,14 +156,21 @@ for (const dialect of E2E_DIALECTS) {
       expect(bedrock.requests.length).toBe(calls);
     });
 
-    test('a target without the batch bucket and role: 400 naming them, nothing sent', async () => {
-      const gw = stack().client(configHeaders({ svcA_batch_bucket: undefined, svcA_batch_role_arn: undefined }));
-      const input = await uploadBatchFile(gw, lines(1));
+    test('a target without the batch bucket and role runs in the gateway, line by line through Converse; nothing goes to S3 or the control plane', async () => {
+      const gw = stack().client(configHeaders({ svcA_batch_bucket: undefined, svcA_batch_role_arn: undefined, custom_host: bedrock.url }));
+      const input = await uploadBatchFile(gw, lines(2));
       const objects = s3.objects.size;
-      const error = await gw.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' }).catch((e: unknown) => e);
-      expect((error as { status: number }).status).toBe(400);
-      expect(String((error as Error).message)).toContain('svcA_batch_bucket and svcA_batch_role_arn');
+      const jobs = bedrock.jobs.size;
+      const created = await gw.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+      const done = await waitForBatch(gw, created.id);
+      expect(done.status).toBe('completed');
+      expect(done.request_counts).toEqual({ total: 2, completed: 2, failed: 0 });
+      const output = jsonl(await (await gw.files.content(done.output_file_id!)).text());
+      expect(output.map((l) => l.custom_id)).toEqual(['req-1', 'req-2']);
+      expect(output[0]).toMatchObject({ response: { status_code: 200, body: { object: 'chat.completion', model: CLAUDE } } });
+      expect(bedrock.requests.filter((r) => r.path.endsWith('/converse')).length).toBeGreaterThanOrEqual(2);
       expect(s3.objects.size).toBe(objects);
+      expect(bedrock.jobs.size).toBe(jobs);
     });
   });
 }

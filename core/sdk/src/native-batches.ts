@@ -105,6 +105,12 @@ export interface NativeBatchOptions {
 export interface NativeBatchTranslator {
   /** The batch endpoints translated (e.g. `/v1/chat/completions`); a batch of any other runs in the gateway. */
   readonly endpoints: readonly string[];
+  /**
+   * Whether this target can use the provider's batch API at all (Bedrock's needs a bucket and a role, say); absent:
+   * every target can. A batch for a target it does not accept runs in the gateway, line by line, as it would for a
+   * provider without a translator.
+   */
+  accepts?(target: TargetConfig): boolean;
   /** Lines the provider's batch cannot take (one model per batch, say), before anything is sent. */
   check?(lines: readonly NativeBatchLine[], ctx: NativeBatchContext): NativeBatchLineError[];
   /** Creates the upstream batch (uploading its input first where the provider needs that). */

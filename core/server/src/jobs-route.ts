@@ -80,6 +80,7 @@ async function batchTranslatorOf(config: GatewayConfig, probe: GatewayRequest, d
   }
   const { provider, target } = resolved;
   if (!provider.batches || provider.nativeJobs?.batches) return undefined;
+  if (provider.batches.accepts && !provider.batches.accepts(target)) return undefined;
   return { providerId: provider.id, translator: provider.batches, target, prepare: (body) => applyParamRules(body, target) };
 }
 

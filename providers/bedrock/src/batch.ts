@@ -36,12 +36,20 @@ function refOf(value: JsonObject | undefined): JobRef {
   return { bucket: value.bucket, folder: value.folder, model: value.model };
 }
 
+const isSet = (value: unknown) => typeof value === 'string' && value !== '';
+
+/** Whether a target names the bucket and the role batch inference needs (without them the gateway runs the batch). */
+export function hasBatchSettings(target: TargetConfig): boolean {
+  const fields = target as Record<string, unknown>;
+  return isSet(fields.svcA_batch_bucket) && isSet(fields.svcA_batch_role_arn);
+}
+
 /** The bucket, prefix and role a target needs for batch inference; a 400 naming what is missing. */
 export function batchSettings(target: TargetConfig): { bucket: string; prefix: string; roleArn: string } {
   const fields = target as Record<string, unknown>;
   const bucket = fields.svcA_batch_bucket;
   const roleArn = fields.svcA_batch_role_arn;
-  const missing = [typeof bucket === 'string' && bucket ? '' : 'svcA_batch_bucket', typeof roleArn === 'string' && roleArn ? '' : 'svcA_batch_role_arn'].filter(Boolean);
+  const missing = [isSet(bucket) ? '' : 'svcA_batch_bucket', isSet(roleArn) ? '' : 'svcA_batch_role_arn'].filter(Boolean);
   if (missing.length) {
     throw Errors.badRequest(
       `Bedrock batch inference needs ${missing.join(' and ')} in the target: the bucket the records go through and the service role Bedrock reads and writes it as`,
@@ -135,6 +143,7 @@ const jobPath = (jobArn: string) => `/model-invocation-job/${encodeURIComponent(
 export function bedrockBatches(sign: Signer, endpoints: BatchEndpoints, aws = new BatchAws(sign, endpoints)): NativeBatchTranslator {
   return {
     endpoints: ['/v1/chat/completions'],
+    accepts: hasBatchSettings,
 
     check(lines: readonly NativeBatchLine[], ctx: NativeBatchContext): NativeBatchLineError[] {
       batchSettings(ctx.target);
