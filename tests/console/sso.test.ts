@@ -105,6 +105,11 @@ describe.skipIf(skipReason !== null)(`console sign-in with SSO in Chromium${skip
     const form = page.getByRole('form', { name: 'Sign in with SSO' });
     await form.waitFor(WAIT);
     await shot(page, 'sign-in');
+    // An address no organisation signs in with SSO: the gateway's refusal, on the sign-in page.
+    await form.getByLabel('Work e-mail').fill('eve@other.test');
+    await form.getByRole('button', { name: 'Sign in with SSO' }).click();
+    expect(await form.getByRole('alert').textContent(WAIT)).toBe('No organisation signs in users of other.test with SSO');
+    expect(new URL(page.url()).pathname).toBe('/console/');
     await form.getByLabel('Work e-mail').fill(USER);
     await Promise.all([page.waitForURL((url) => url.href.startsWith(issuer), WAIT), form.getByRole('button', { name: 'Sign in with SSO' }).click()]);
     await throughProvider(page);

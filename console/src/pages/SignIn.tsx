@@ -8,6 +8,7 @@ export function SignIn({ onSignIn }: { onSignIn: (key: string) => Promise<string
   const [email, setEmail] = useState('');
   // The SSO form only where the gateway signs in with SSO (GET /v1/sso/status, public; docs/admin/sso.md).
   const [sso, setSso] = useState(false);
+  const [ssoError, setSsoError] = useState<string | null>(null);
   useEffect(() => {
     api<{ enabled: boolean }>('GET', '/sso/status')
       .then((s) => setSso(s.enabled === true))
@@ -40,15 +41,29 @@ export function SignIn({ onSignIn }: { onSignIn: (key: string) => Promise<string
         <form
           class="sso"
           aria-label="Sign in with SSO"
-          onSubmit={(e) => {
+          onSubmit={async (e) => {
             e.preventDefault();
             // The gateway's SSO flow (docs/admin/sso.md); with SSO_AFTER_LOGIN_URL=/console/ it comes back here signed in.
-            location.assign(`/v1/sso/login?email=${encodeURIComponent(email.trim())}`);
+            const url = `/v1/sso/login?email=${encodeURIComponent(email.trim())}`;
+            // Asked first without following the redirect: a refusal (no organisation for that domain, no provider)
+            // is shown here rather than as a bare JSON page. The login it starts is never used and expires.
+            const first = await fetch(url, { redirect: 'manual' }).catch(() => null);
+            if (first && first.type !== 'opaqueredirect' && !first.ok) {
+              const body = (await first.json().catch(() => null)) as { error?: { message?: string } } | null;
+              setSsoError(body?.error?.message ?? `HTTP ${first.status}`);
+              return;
+            }
+            location.assign(url);
           }}
         >
           <h2>Single sign-on</h2>
           <label for="sso-email">Work e-mail</label>
           <input id="sso-email" type="email" autocomplete="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+          {ssoError && (
+            <p role="alert" class="error">
+              {ssoError}
+            </p>
+          )}
           <button type="submit" disabled={!email.trim()}>
             Sign in with SSO
           </button>
