@@ -120,6 +120,8 @@ export function Analytics(_: { self: Self; sub: string }) {
   // Whether the gateway answers analytics to this caller for this view: asked once (the summary) before the charts and
   // groups, so a caller it refuses (membersViewAnalytics off, hidden metadata) is not sent nine refused requests.
   const [open, setOpen] = useState(false);
+  // The filters' box: open when the address has filters, then as the user leaves it.
+  const [showFilters, setShowFilters] = useState(() => Object.keys(view.filters).length > 0);
 
   const go = (v: typeof view, g: Grouping) => {
     history.pushState(null, '', address(v, g));
@@ -226,7 +228,7 @@ export function Analytics(_: { self: Self; sub: string }) {
             </label>
           </>
         )}
-        <details class="more" open={Object.keys(draft.filters).length > 0}>
+        <details class="more" open={showFilters} onToggle={(e) => setShowFilters(e.currentTarget.open)}>
           <summary>Filters{Object.keys(view.filters).length ? ` (${Object.keys(view.filters).length})` : ''}</summary>
           <div class="filters">
             {FILTER_FIELDS.map((f) => (
