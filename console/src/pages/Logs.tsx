@@ -171,6 +171,8 @@ function LogList({ self }: { self: Self }) {
         onSubmit={(e) => {
           e.preventDefault();
           show({ ...draft, live: view.live }, true);
+          // Asked again even when nothing changed (a moving window moves on).
+          setTick((t) => t + 1);
         }}
       >
         {FILTER_FIELDS.map((f) => (
