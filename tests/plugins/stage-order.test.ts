@@ -26,6 +26,10 @@ describe('stage order of the built-in plugins', () => {
     // The cost is attached first; what reads it (the log, the usage limits) and the tokens count come after, in any order.
     expect(finals[0]).toBe('pricing');
     expect([...finals].sort()).toEqual(['pricing', 'rate-limits:tokens', 'request-log', 'usage-limits:consumption']);
+    // Tool and agent calls: the guardrails judge the arguments before a rate limit counts the call.
+    const tools = names(ordered.toolCallStages);
+    expect([...tools].sort()).toEqual(['hooks:tool-calls', 'hooks:tool-results', 'rate-limits:tool-calls']);
+    expect(tools.indexOf('hooks:tool-calls')).toBeLessThan(tools.indexOf('rate-limits:tool-calls'));
   });
 
   test('the cache names the breaker: reversed registration keeps it outside', () => {

@@ -42,5 +42,6 @@ export {
   type SubjectUsageLimits,
   type UsageLimitsView,
 } from './contracts.ts';
-export { DEFAULT_TOOL_MAX_ANSWER_BYTES, jsonRpcError, readCappedText, RPC_GATEWAY_REFUSED, RPC_INTERNAL_ERROR, toolMaxAnswerBytes } from './json-rpc.ts';
+export { asGatewayError, DEFAULT_TOOL_MAX_ANSWER_BYTES, jsonRpcError, jsonRpcErrorMessage, readCappedText, RPC_GATEWAY_REFUSED, RPC_INTERNAL_ERROR, toolMaxAnswerBytes } from './json-rpc.ts';
 export { checkHeaderMappings, HEADER_NAME, resolveMappedHeaders } from './mapped-headers.ts';
+export { describeToolCall, stringsIn, textIn, type ToolCallFields, type ToolCallServices, toolCallServices } from './tool-calls.ts';

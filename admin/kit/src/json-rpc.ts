@@ -2,7 +2,7 @@
  * What the JSON-RPC proxies (the MCP proxy, the A2A proxy) share: the cap on an upstream's whole answer, read while
  * counting, and a gateway error as a JSON-RPC error response (docs/admin/mcp.md, docs/admin/agents.md).
  */
-import type { GatewayError } from '@gateway/sdk';
+import { GatewayError } from '@gateway/sdk';
 
 /** Default of TOOL_MAX_ANSWER_BYTES: 32 MiB, the default of MAX_REQUEST_BODY_BYTES. */
 export const DEFAULT_TOOL_MAX_ANSWER_BYTES = 33_554_432;
@@ -48,8 +48,19 @@ export const RPC_INTERNAL_ERROR = -32603;
  * a body JSON-RPC clients read, `{"jsonrpc":"2.0","id",error:{code,message,data}}`, whose `data` is INTERFACE.md's
  * error object (`type`, `code`, `param`) with the error's extra properties (`hook_results`).
  */
-export function jsonRpcError(error: GatewayError, id: unknown, rpcCode = error.status >= 500 ? RPC_INTERNAL_ERROR : RPC_GATEWAY_REFUSED): Response {
+export function jsonRpcError(error: GatewayError, id: unknown): Response {
+  return new Response(JSON.stringify(jsonRpcErrorMessage(error, id)), { status: error.status, headers: { 'content-type': 'application/json', ...error.headers } });
+}
+
+/** The JSON-RPC error message alone, for a reply inside an answer (an event of a stream, one of a batch). */
+export function jsonRpcErrorMessage(error: GatewayError, id: unknown) {
   const { error: detail, ...extra } = error.toBody();
-  const body = { jsonrpc: '2.0', id: id ?? null, error: { code: rpcCode, message: detail.message, data: { ...detail, ...extra } } };
-  return new Response(JSON.stringify(body), { status: error.status, headers: { 'content-type': 'application/json', ...error.headers } });
+  const code = error.status >= 500 ? RPC_INTERNAL_ERROR : RPC_GATEWAY_REFUSED;
+  return { jsonrpc: '2.0' as const, id: id ?? null, error: { code, message: detail.message, data: { ...detail, ...extra } } };
+}
+
+/** A refusal as a GatewayError (a stage that threw something else failed: 500, its message not shown). */
+export function asGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  return new GatewayError({ code: 'internal', status: 500, message: error instanceof Error ? error.message : String(error), expose: false, cause: error });
 }

@@ -1,5 +1,5 @@
 /** What the routes and the proxy share. */
-import type { SecretBox, SecretResolver, SecuritySettingsService } from '@gateway/admin-kit';
+import type { SecretBox, SecretResolver, SecuritySettingsService, ToolCallServices } from '@gateway/admin-kit';
 import type { Database, Logger, OutboundGuard, Row, StateStore } from '@gateway/sdk';
 import type { McpOAuth } from './oauth.ts';
 import type { McpSync } from './sync.ts';
@@ -22,6 +22,8 @@ export interface McpContext {
   maxAnswerBytes: number;
   /** The proxy's reads of servers, integrations and reader checks, kept a few seconds. */
   targets: TargetCache<ProxyTarget>;
+  /** The tool-call phase and what describing a call needs (looked up when ready). */
+  toolCalls: ToolCallServices;
 }
 
 /** What the proxy reads per call: the server and its integration (gone: undefined). */

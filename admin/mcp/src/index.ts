@@ -2,7 +2,7 @@
  * The MCP gateway (docs/admin/mcp.md): MCP integrations (upstream URL, transport, credentials) and MCP servers
  * exposed to workspaces, their metadata synced from the upstream, and the /v1/mcp/:slug proxy.
  */
-import { AdminServices, lazySecretBox, toolMaxAnswerBytes, rebindSealed, type SecretResolver, type SecuritySettingsService } from '@gateway/admin-kit';
+import { AdminServices, lazySecretBox, toolCallServices, toolMaxAnswerBytes, rebindSealed, type SecretResolver, type SecuritySettingsService } from '@gateway/admin-kit';
 import { RequestLogServices } from '@gateway/plugin-request-log';
 import { type AdminRoute, definePlugin, Services } from '@gateway/sdk';
 import type { McpContext, ProxyTarget } from './context.ts';
@@ -67,6 +67,7 @@ export default definePlugin({
       toolLog: new ToolCallLog(() => sink),
       maxAnswerBytes: toolMaxAnswerBytes(api.env),
       targets: new TargetCache<ProxyTarget>(api.state, api.logger, targetTtl),
+      toolCalls: toolCallServices(api),
       oauth: new McpOAuth({
         database,
         guard,

@@ -5,8 +5,8 @@
  * of session). The gateway adds the upstream credentials, maps its own session ids to the upstream's, filters
  * tools/list by the server's allow and deny lists, refuses a call of a tool they exclude, and logs every tool call.
  */
-import { jsonRpcError, readCappedText } from '@gateway/admin-kit';
-import { type AdminRequest, type AdminRoute, and, type Caller, eq, Errors, GatewayError } from '@gateway/sdk';
+import { asGatewayError, describeToolCall, jsonRpcError, jsonRpcErrorMessage, readCappedText, stringsIn, textIn } from '@gateway/admin-kit';
+import { type AdminRequest, type AdminRoute, and, type Caller, eq, Errors, GatewayError, type Json, type ToolCall } from '@gateway/sdk';
 import { requireReader } from './access.ts';
 import type { McpContext } from './context.ts';
 import type { ServerRow } from './present.ts';
@@ -37,14 +37,18 @@ interface PendingCall {
   tool: string;
   argumentsBytes: number;
   request: string;
+  /** The call as the tool-call phase sees it (rate limits, guardrails); undefined when no stage is loaded. */
+  call?: ToolCall;
 }
+
+const isPromise = (value: unknown): value is Promise<unknown> => value instanceof Promise;
 
 /** One exchange's bookkeeping: the tool calls and tools/list requests it carries, answered by id. */
 class Exchange {
   readonly calls = new Map<string, PendingCall>();
   readonly lists = new Set<string>();
   private readonly started = performance.now();
-  private readonly traceId = crypto.randomUUID();
+  readonly traceId = crypto.randomUUID();
 
   constructor(
     private readonly ctx: McpContext,
@@ -56,8 +60,9 @@ class Exchange {
     return this.server.slug;
   }
 
-  log(call: PendingCall, outcome: ToolCallOutcome, status: number, response: string | null, error: string | null): void {
+  log(call: PendingCall, outcome: ToolCallOutcome, status: number, response: string | null, error: string | null, refusedBy?: string): void {
     this.ctx.toolLog.record({
+      refusedBy,
       caller: this.caller,
       serverId: this.server.id,
       serverSlug: this.server.slug,
@@ -73,21 +78,55 @@ class Exchange {
     });
   }
 
-  /** A message from the upstream: a filtered tools/list result in its place, or undefined to send it unchanged. */
+  /** The call refused by a stage of the tool-call phase: logged with why. */
+  refused(call: PendingCall, refusal: GatewayError, reply: unknown): void {
+    this.log(call, 'refused', refusal.status, JSON.stringify(reply), refusal.message, refusal.code);
+  }
+
+  private logResult(call: PendingCall, message: Message): void {
+    const text = JSON.stringify(message.result ?? message.error);
+    if (isObject(message.error)) this.log(call, 'rpc_error', 200, text, String(message.error.message ?? 'error'));
+    else if (isObject(message.result) && message.result.isError === true) this.log(call, 'tool_error', 200, text, 'the tool reported an error');
+    else this.log(call, 'ok', 200, text, null);
+  }
+
+  /** A tool's result through the tool-call phase's after stages: a JSON-RPC error in its place when one refuses it. */
+  private async judged(pending: PendingCall, call: ToolCall, message: Message): Promise<unknown> {
+    const failed = isObject(message.error);
+    const result = (failed ? message.error : message.result) as Json;
+    const text = failed ? String((message.error as Message).message ?? '') : textIn(message.result) || stringsIn(isObject(message.result) ? message.result.structuredContent : undefined);
+    try {
+      await this.ctx.toolCalls.phase?.after(call, { result, text, isError: failed || (isObject(message.result) && message.result.isError === true) });
+    } catch (error) {
+      const refusal = asGatewayError(error);
+      const reply = jsonRpcErrorMessage(refusal, message.id);
+      this.refused(pending, refusal, reply);
+      return reply;
+    }
+    this.logResult(pending, message);
+    return undefined;
+  }
+
+  /**
+   * A message from the upstream: a filtered tools/list result or a refused tool result in its place, or undefined
+   * to send it unchanged. A promise when a tool result is judged by the tool-call phase.
+   */
   readonly onMessage = (message: unknown): unknown => {
     if (Array.isArray(message)) {
-      const out = message.map((m) => this.onMessage(m) ?? m);
-      return out.some((m, i) => m !== message[i]) ? out : undefined;
+      const settle = (done: unknown[]) => {
+        const out = done.map((m, i) => m ?? message[i]);
+        return out.some((m, i) => m !== message[i]) ? out : undefined;
+      };
+      const each = message.map((m) => this.onMessage(m));
+      return each.some(isPromise) ? Promise.all(each).then(settle) : settle(each);
     }
     if (!isObject(message) || !('id' in message) || !('result' in message || 'error' in message)) return undefined;
     const id = JSON.stringify(message.id);
-    const call = this.calls.get(id);
-    if (call) {
+    const pending = this.calls.get(id);
+    if (pending) {
       this.calls.delete(id);
-      const text = JSON.stringify(message.result ?? message.error);
-      if (isObject(message.error)) this.log(call, 'rpc_error', 200, text, String(message.error.message ?? 'error'));
-      else if (isObject(message.result) && message.result.isError === true) this.log(call, 'tool_error', 200, text, 'the tool reported an error');
-      else this.log(call, 'ok', 200, text, null);
+      if (pending.call && this.ctx.toolCalls.phase?.wantsResult(pending.call)) return this.judged(pending, pending.call, message);
+      this.logResult(pending, message);
       return undefined;
     }
     if (this.lists.delete(id) && isObject(message.result) && Array.isArray(message.result.tools)) {
@@ -199,7 +238,7 @@ export function proxyRoutes(ctx: McpContext, sessions: McpSessions, bridges: Sse
       } catch {
         parsed = undefined;
       }
-      const replaced = parsed === undefined ? undefined : exchange.onMessage(parsed);
+      const replaced = parsed === undefined ? undefined : await exchange.onMessage(parsed);
       exchange.failRemaining(upstreamResponse.ok ? 502 : upstreamResponse.status, `the upstream answered ${upstreamResponse.status} without a result`);
       return new Response(replaced === undefined ? text : JSON.stringify(replaced), { status: upstreamResponse.status, headers });
     }
@@ -253,6 +292,42 @@ export function proxyRoutes(ctx: McpContext, sessions: McpSessions, bridges: Sse
     return new Response(stream, { headers: { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
   }
 
+  /**
+   * The tool calls of a POST through the tool-call phase's before stages (rate limits, guardrails on the arguments),
+   * in order. A refusal answers the request with the refusing error as a JSON-RPC error (its status: 429, 400); in a
+   * batch it refuses the whole batch, and the batch's other calls are logged as not sent.
+   */
+  async function toolCallPhase(req: AdminRequest, server: ServerRow, messages: Message[], exchange: Exchange): Promise<Response | undefined> {
+    const phase = ctx.toolCalls.phase;
+    if (!phase?.active || exchange.calls.size === 0) return undefined;
+    for (const m of messages) {
+      const pending = 'id' in m ? exchange.calls.get(JSON.stringify(m.id)) : undefined;
+      if (!pending) continue;
+      try {
+        const params = isObject(m.params) ? m.params : {};
+        const args = (params.arguments ?? {}) as Json;
+        pending.call = describeToolCall(req, ctx.toolCalls, {
+          kind: 'mcp',
+          method: 'tools/call',
+          server: { id: server.id, slug: server.slug },
+          tool: pending.tool,
+          arguments: args,
+          text: stringsIn(args),
+          traceId: exchange.traceId,
+        });
+        await phase.before(pending.call);
+      } catch (error) {
+        const refusal = asGatewayError(error);
+        const id = messages.length === 1 ? m.id : null;
+        exchange.calls.delete(JSON.stringify(m.id));
+        exchange.refused(pending, refusal, jsonRpcErrorMessage(refusal, id));
+        exchange.failRemaining(refusal.status, `not sent: another call of the batch was refused (${refusal.message})`);
+        return jsonRpcError(refusal, id);
+      }
+    }
+    return undefined;
+  }
+
   const post: AdminRoute = {
     method: 'POST',
     path: '/mcp/:slug',
@@ -275,7 +350,7 @@ export function proxyRoutes(ctx: McpContext, sessions: McpSessions, bridges: Sse
         if (m.method !== 'tools/call') continue;
         const params = isObject(m.params) ? m.params : {};
         const tool = typeof params.name === 'string' ? params.name : '';
-        const call = { tool, argumentsBytes: JSON.stringify(params.arguments ?? {}).length, request: JSON.stringify(m) };
+        const call: PendingCall = { tool, argumentsBytes: JSON.stringify(params.arguments ?? {}).length, request: JSON.stringify(m) };
         if (toolAllowed(server, tool)) exchange.calls.set(id, call);
         else {
           exchange.log(call, 'denied', 403, null, `the tool ${tool} is not allowed on this server`);
@@ -285,6 +360,11 @@ export function proxyRoutes(ctx: McpContext, sessions: McpSessions, bridges: Sse
       if (denied.length > 0) {
         if (messages.length > 1) throw Errors.forbidden('A batch that calls a tool this MCP server does not allow is refused whole');
         return Response.json(denied[0], { headers: session ? { [SESSION]: session.id } : {} });
+      }
+      const refused = await toolCallPhase(req, server, messages as Message[], exchange);
+      if (refused) {
+        if (session) refused.headers.set(SESSION, session.id);
+        return refused;
       }
       if (upstream.transport === 'sse') return bridgedPost(req, server, upstream, messages as JSONRPCMessage[], initializing, session, exchange);
       const upstreamResponse = await send(upstream, server.slug, {

@@ -63,15 +63,21 @@ export class SseBridge {
     }
     const open = new Set(requests);
     let sink: Sink | undefined;
+    // A tool result the tool-call phase judges is a promise: the messages after it wait, in order.
+    let sent: Promise<void> = Promise.resolve();
     const stream = new ReadableStream<Uint8Array>({
       start: (controller) => {
         let closed = false;
+        const deliver = (message: JSONRPCMessage, out: unknown) => {
+          if (closed) return;
+          controller.enqueue(event(out ?? message));
+          if ('id' in message && ('result' in message || 'error' in message)) open.delete(JSON.stringify(message.id));
+          if (open.size === 0) sink?.close();
+        };
         sink = {
           push: (message) => {
             if (closed) return;
-            controller.enqueue(event(onMessage(message) ?? message));
-            if ('id' in message && ('result' in message || 'error' in message)) open.delete(JSON.stringify(message.id));
-            if (open.size === 0) sink?.close();
+            sent = sent.then(async () => deliver(message, await onMessage(message)));
           },
           close: () => {
             if (closed) return;

@@ -1,14 +1,15 @@
 /**
  * A server-sent-events stream passed through message by message: each event's `data` that is JSON goes to
- * `onMessage`, which may give a replacement (a filtered tools/list result); the event is sent on unchanged otherwise.
+ * `onMessage`, which may give a replacement (a filtered tools/list result), or a promise of one (a tool result the
+ * tool-call phase judges: the event waits for it, the ones after it too); the event is sent on unchanged otherwise.
  * `onEnd` runs once when the stream ends, fails or is cancelled by the client.
  */
 const encoder = new TextEncoder();
 const EVENT_END = /\r\n\r\n|\n\n|\r\r/;
 
-export type MessageHook = (message: unknown) => unknown | undefined;
+export type MessageHook = (message: unknown) => unknown;
 
-function rewrite(block: string, onMessage: MessageHook): string {
+function rewrite(block: string, onMessage: MessageHook): string | Promise<string> {
   const lines = block.split(/\r\n|\n|\r/);
   const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(l.startsWith('data: ') ? 6 : 5));
   if (data.length === 0) return block;
@@ -19,9 +20,8 @@ function rewrite(block: string, onMessage: MessageHook): string {
     return block;
   }
   const replaced = onMessage(parsed);
-  if (replaced === undefined) return block;
-  const kept = lines.filter((l) => !l.startsWith('data:'));
-  return [...kept, `data: ${JSON.stringify(replaced)}`].join('\n');
+  const rebuilt = (value: unknown) => (value === undefined ? block : [...lines.filter((l) => !l.startsWith('data:')), `data: ${JSON.stringify(value)}`].join('\n'));
+  return replaced instanceof Promise ? replaced.then(rebuilt) : rebuilt(replaced);
 }
 
 export function passEvents(body: ReadableStream<Uint8Array>, onMessage: MessageHook, onEnd: (error?: unknown) => void): ReadableStream<Uint8Array> {
@@ -41,7 +41,7 @@ export function passEvents(body: ReadableStream<Uint8Array>, onMessage: MessageH
           const { done, value } = await reader.read();
           if (done) {
             buffer += decoder.decode();
-            if (buffer.trim()) controller.enqueue(encoder.encode(`${rewrite(buffer, onMessage)}\n\n`));
+            if (buffer.trim()) controller.enqueue(encoder.encode(`${await rewrite(buffer, onMessage)}\n\n`));
             controller.close();
             end();
             return;
@@ -49,7 +49,7 @@ export function passEvents(body: ReadableStream<Uint8Array>, onMessage: MessageH
           buffer += decoder.decode(value, { stream: true });
           let out = '';
           for (let match = EVENT_END.exec(buffer); match; match = EVENT_END.exec(buffer)) {
-            out += `${rewrite(buffer.slice(0, match.index), onMessage)}\n\n`;
+            out += `${await rewrite(buffer.slice(0, match.index), onMessage)}\n\n`;
             buffer = buffer.slice(match.index + match[0].length);
           }
           if (out) {

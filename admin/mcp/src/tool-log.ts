@@ -7,7 +7,8 @@
 import type { LogEntry } from '@gateway/plugin-request-log';
 import type { Caller } from '@gateway/sdk';
 
-export type ToolCallOutcome = 'ok' | 'tool_error' | 'rpc_error' | 'denied' | 'failed';
+/** `refused`: a stage of the tool-call phase refused the call or its result (a rate limit, a guardrail). */
+export type ToolCallOutcome = 'ok' | 'tool_error' | 'rpc_error' | 'denied' | 'refused' | 'failed';
 
 export interface ToolCallRecord {
   caller: Caller;
@@ -26,6 +27,8 @@ export interface ToolCallRecord {
   error: string | null;
   latencyMs: number;
   traceId: string;
+  /** The code of the refusing error (`rate_limit_exceeded`, `guardrail_denied`) of a refused call. */
+  refusedBy?: string;
 }
 
 /** What this plugin needs of the request log's queue. */
@@ -59,6 +62,7 @@ export class ToolCallLog {
         mcp_tool: call.tool,
         mcp_arguments_bytes: String(call.argumentsBytes),
         mcp_outcome: call.outcome,
+        ...(call.refusedBy ? { mcp_refused_by: call.refusedBy } : {}),
       },
       requestBody: call.request,
       requestContentType: 'application/json',

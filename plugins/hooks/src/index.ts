@@ -12,6 +12,7 @@ import { definePlugin, type PluginApi, Services } from '@gateway/sdk';
 import { hookConfigFields } from './config-fields.ts';
 import { hookFieldRules } from './config-rules.ts';
 import { createHookEngine } from './engine.ts';
+import { toolCallGuardrails } from './tool-calls.ts';
 import type { CheckLookup } from './types.ts';
 
 export { type AfterRequestHookConfig, type BeforeRequestHookConfig, hookConfigFields } from './config-fields.ts';
@@ -20,6 +21,7 @@ export { createHookEngine, withHookResults, type EngineOptions, type HookEngine 
 export { createNormaliser, DEFAULT_CHECK_TIMEOUT_MS, qualifyCheckId } from './normalise.ts';
 export { runCheck, runHooks } from './run.ts';
 export { guardStream, StreamAssembler } from './stream.ts';
+export { TOOL_HOOK_RESULTS, toolCallGuardrails } from './tool-calls.ts';
 export * from './types.ts';
 
 /** The `settings` service's `features.guardrails` (GUARDRAILS_ENABLED), else the environment; on unless `OFF`. */
@@ -49,5 +51,7 @@ export default definePlugin({
     const engine = createHookEngine({ checks: () => lookup, logger: api.logger });
     api.stage(engine.request);
     api.stage(engine.response);
+    // The same guardrails on the MCP and A2A proxies' tool and agent calls (tool-calls.ts).
+    for (const stage of toolCallGuardrails(engine.normaliser, () => lookup, api.logger)) api.stage(stage);
   },
 });

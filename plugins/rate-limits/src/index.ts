@@ -9,12 +9,12 @@ import { failModeOf } from '@gateway/policy-kit';
 import { AdminServices } from '@gateway/admin-kit';
 import { definePlugin, Services } from '@gateway/sdk';
 import { rateLimitRoutes, SCOPES } from './routes.ts';
-import { rateLimitStages } from './stage.ts';
+import { rateLimitStages, rateLimitToolCallStage } from './stage.ts';
 import { PolicyStore } from './store.ts';
 import { createSubjectRateLimits } from './subjects.ts';
 import { rateLimitMigrations } from './table.ts';
 
-export { duration, rateLimitStages } from './stage.ts';
+export { duration, rateLimitStages, rateLimitToolCallStage, toolCallFacts } from './stage.ts';
 export { indexPolicies, PolicyStore, type RateLimitIndex } from './store.ts';
 export { rateLimitMigrations, rateLimitPolicies, subjectRateLimits } from './table.ts';
 export { present, rateLimitRoutes, SCOPES } from './routes.ts';
@@ -33,6 +33,9 @@ export default definePlugin({
     if (api.optional(Services.settings)?.features.policy === false) return;
     api.provide(AdminServices.rateLimits, createSubjectRateLimits(database, store));
     const failMode = failModeOf(api.env.RATE_LIMITS_FAIL_MODE);
-    for (const stage of rateLimitStages({ index: () => store.index, state: api.state, failMode, logger: api.logger })) api.stage(stage);
+    const deps = { index: () => store.index, state: api.state, failMode, logger: api.logger };
+    for (const stage of rateLimitStages(deps)) api.stage(stage);
+    // `tool_calls` policies: the MCP and A2A proxies' calls, through the tool-call phase.
+    api.stage(rateLimitToolCallStage(deps));
   },
 });

@@ -13,7 +13,10 @@ import { rateLimitPolicies } from './table.ts';
 
 export const SCOPES = ['rate_limits_policies.read', 'rate_limits_policies.write', 'rate_limits_policies.delete'] as const;
 
-export const TYPES = ['requests', 'tokens'] as const;
+/** A policy's types: `tool_calls` counts tool and agent calls through the MCP and A2A proxies. */
+export const TYPES = ['requests', 'tokens', 'tool_calls'] as const;
+/** The types of the `rate_limits` of API keys, virtual keys and integration workspaces (model calls only). */
+export const SUBJECT_TYPES = ['requests', 'tokens'] as const;
 /** The highest `value` of a limit. */
 export const MAX_VALUE = 2_000_000_000;
 const STATUSES = ['active', 'archived'] as const;

@@ -18,6 +18,8 @@ import {
   type GatewayRequest,
   type Logger,
   type StateStore,
+  type ToolCall,
+  type ToolCallStage,
 } from '@gateway/sdk';
 import type { ActivePolicy, RateLimitIndex } from './store.ts';
 
@@ -60,19 +62,22 @@ function chargesOf(matched: readonly Indexed<ActivePolicy>[], facts: CallFacts, 
       charge: {
         key: counterKey('rl', policy.id, window.start, entry.matcher.groupOf(facts)),
         limit: policy.value,
-        cost: policy.type === 'requests' ? 1 : 0,
+        cost: policy.type === 'tokens' ? 0 : 1,
         ttlMs: window.end - now + TTL_MARGIN_MS,
       },
     };
   });
 }
 
-/** The 429 of the refusing policy, with OpenAI's `x-ratelimit-*` headers for it (`-requests` or `-tokens`). */
+/**
+ * The 429 of the refusing policy, with OpenAI's `x-ratelimit-*` headers for it (`-requests` or `-tokens`; a tool
+ * call is a request).
+ */
 function refusal(refused: Charged, value: number, now: number) {
   const { policy } = refused.entry;
-  const kind = policy.type;
+  const kind = policy.type === 'tool_calls' ? 'requests' : policy.type;
   const waitMs = refused.resetAt - now;
-  const err = Errors.rateLimitExceeded(`Rate limit exceeded: ${policy.label} allows ${policy.value} ${kind} per ${policy.unit.slice(2) === 'm' ? 'minute' : { h: 'hour', d: 'day', w: 'week' }[policy.unit.slice(2)]}; try again in ${duration(waitMs)}`, {
+  const err = Errors.rateLimitExceeded(`Rate limit exceeded: ${policy.label} allows ${policy.value} ${policy.type === 'tool_calls' ? 'tool calls' : kind} per ${policy.unit.slice(2) === 'm' ? 'minute' : { h: 'hour', d: 'day', w: 'week' }[policy.unit.slice(2)]}; try again in ${duration(waitMs)}`, {
     'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))),
     [`x-ratelimit-limit-${kind}`]: String(policy.value),
     [`x-ratelimit-remaining-${kind}`]: String(Math.max(0, policy.value - value)),
@@ -133,4 +138,59 @@ export function rateLimitStages(deps: EnforcementDeps): [AttemptStage, FinallySt
     },
   };
   return [attempt, completion];
+}
+
+/**
+ * What a `tool_calls` policy's conditions and group_by read of a tool or agent call, named as the request log names
+ * it: `provider` is the protocol (`mcp`, `a2a`) or the server's slug, `model` the tool (an agent: its server's slug),
+ * `endpoint_type` the protocol and method (`mcp.tools/call`, `a2a.message/send`).
+ */
+export function toolCallFacts(call: ToolCall): CallFacts {
+  const { caller } = call;
+  return {
+    organisationId: caller.organisationId,
+    workspaceId: caller.workspaceId,
+    apiKeyId: caller.apiKeyId,
+    userId: caller.userId,
+    endpointType: `${call.kind}.${call.method}`,
+    provider: call.kind,
+    providerAlias: call.server.slug,
+    model: call.tool,
+    metadata: call.metadata,
+  };
+}
+
+/**
+ * Enforcement of `tool_calls` policies in the tool-call phase: before a tool or agent call goes upstream, the policies
+ * it matches are checked and counted in one atomic step, as model calls' `requests` policies are; over one, the call
+ * is refused with the same 429 `rate_limit_exceeded` (the proxy answers it as a JSON-RPC error).
+ */
+export function rateLimitToolCallStage(deps: EnforcementDeps): ToolCallStage {
+  return {
+    name: 'rate-limits:tool-calls',
+    phase: 'toolCall',
+    rule: 'sequential',
+    // A call the guardrails deny is not counted (as a model call its input guardrails deny never reaches an attempt).
+    after: 'hooks:tool-calls',
+    applies: () => deps.index().toolCalls.size > 0,
+    async beforeToolCall(call) {
+      const facts = toolCallFacts(call);
+      const matched = deps.index().toolCalls.match(facts);
+      if (matched.length === 0) return;
+      const now = limitsClock.now();
+      const charged = chargesOf(matched, facts, now);
+      let decision: Awaited<ReturnType<StateStore['consume']>>;
+      try {
+        decision = await deps.state.consume(charged.map((c) => c.charge));
+      } catch (error) {
+        deps.logger.warn({ err: error instanceof Error ? error.message : String(error), failMode: deps.failMode }, 'rate limits: the counters cannot be reached');
+        if (deps.failMode === 'closed') throw Errors.limitsUnavailable('rate limits');
+        return;
+      }
+      if (!decision.admitted) {
+        const refused = charged[decision.refusedAt]!;
+        throw refusal(refused, decision.values[decision.refusedAt] ?? refused.charge.limit, now);
+      }
+    },
+  };
 }

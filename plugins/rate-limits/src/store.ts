@@ -19,15 +19,17 @@ export interface ActivePolicy {
   readonly id: string;
   /** How a refusal names it: `policy <id>`, `api_key <id>`, `virtual_key <id>`, `integration <id> in workspace <id>`. */
   readonly label: string;
-  readonly type: 'requests' | 'tokens';
+  readonly type: 'requests' | 'tokens' | 'tool_calls';
   readonly unit: LimitUnit;
   readonly value: number;
 }
 
 export interface RateLimitIndex {
-  /** Policies and objects with limits. */
+  /** Policies and objects with limits on model calls. */
   readonly size: number;
   readonly policies: PolicyIndex<ActivePolicy>;
+  /** The `tool_calls` policies: tool and agent calls (the tool-call phase). */
+  readonly toolCalls: PolicyIndex<ActivePolicy>;
   /** The limits of each object, in the order given. */
   readonly subjects: SubjectIndex<readonly Indexed<ActivePolicy>[]>;
 }
@@ -52,15 +54,15 @@ export function indexPolicies(rows: readonly PolicyRow[], subjectRows: readonly 
     );
     subjects.add({ kind: row.kind, organisationId: row.organisation_id, subjectId: row.subject_id, workspaceId: row.workspace_id }, entries, slugs);
   }
-  const policies = new PolicyIndex(
-    rows.map((row): Indexed<ActivePolicy> => ({
-      policy: { id: row.id, label: `policy ${row.id}`, type: row.type, unit: row.unit, value: row.value },
-      organisationId: row.organisation_id,
-      workspaceId: row.workspace_id,
-      matcher: compileMatcher(row.conditions, row.group_by),
-    })),
-  );
-  return { size: policies.size + subjectRows.length, policies, subjects };
+  const indexed = (row: PolicyRow): Indexed<ActivePolicy> => ({
+    policy: { id: row.id, label: `policy ${row.id}`, type: row.type, unit: row.unit, value: row.value },
+    organisationId: row.organisation_id,
+    workspaceId: row.workspace_id,
+    matcher: compileMatcher(row.conditions, row.group_by),
+  });
+  const policies = new PolicyIndex(rows.filter((row) => row.type !== 'tool_calls').map(indexed));
+  const toolCalls = new PolicyIndex(rows.filter((row) => row.type === 'tool_calls').map(indexed));
+  return { size: policies.size + subjectRows.length, policies, toolCalls, subjects };
 }
 
 export class PolicyStore {

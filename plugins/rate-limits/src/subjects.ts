@@ -7,7 +7,7 @@ import { invalidBody, limitSubjectKey, type PreparedLimits, type RateLimitView, 
 import { LIMIT_UNITS, type LimitUnit } from '@gateway/policy-kit';
 import { type Database, eq, inArray } from '@gateway/sdk';
 import type { PolicyStore } from './store.ts';
-import { MAX_VALUE, TYPES } from './routes.ts';
+import { MAX_VALUE, SUBJECT_TYPES as TYPES } from './routes.ts';
 import { type RateLimitSetting, subjectRateLimits } from './table.ts';
 
 interface Prepared extends PreparedLimits {

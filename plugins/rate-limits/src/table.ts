@@ -10,7 +10,8 @@ export const rateLimitPolicies = defineTable(
     /** The workspace the policy belongs to; null: organisation-wide. */
     workspace_id: col.ref().nullable(),
     name: col.string(255),
-    type: col.enum(['requests', 'tokens'] as const, 16),
+    /** `tool_calls`: counts the MCP and A2A proxies' tool and agent calls (the tool-call phase), not model calls. */
+    type: col.enum(['requests', 'tokens', 'tool_calls'] as const, 16),
     unit: col.enum(['rpm', 'rph', 'rpd', 'rpw'] as const, 8),
     value: col.int(),
     conditions: col.json<PolicyCondition[]>(),
