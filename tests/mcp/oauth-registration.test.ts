@@ -101,6 +101,20 @@ describe('MCP OAuth dynamic client registration [sqlite]', () => {
     }, 30_000);
   }
 
+  test('an authorisation started for one client and called back after the client changed is refused (409), not exchanged', async () => {
+    const s = get();
+    const { as, upstream } = await upstreams({ registration: { authMethod: 'none' } });
+    const { integrationId, serverId } = await serverAt(s, upstream);
+    const alice = await member(s);
+    const started = await s.admin<{ authorization_url: string }>('POST', `/mcp-servers/${serverId}/connections/authorize`, undefined, alice.key);
+    const approved = await fetch(new URL(started.body.authorization_url), { redirect: 'manual' });
+    // Meanwhile an administrator gives the integration a client of their own.
+    expect((await s.admin('PUT', `/mcp-integrations/${integrationId}`, { auth: { type: 'oauth', client_id: 'configured-later' } })).status).toBe(200);
+    const callback = await s.gw.handle(new Request(approved.headers.get('location') as string));
+    expect(callback.status).toBe(409);
+    expect(as.grants).toEqual([]);
+  }, 30_000);
+
   test('a refused registration is answered 502 with the authorization server\'s error; no registration endpoint: 400 naming auth.client_id', async () => {
     const s = get();
     const alice = await member(s);

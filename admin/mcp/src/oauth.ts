@@ -34,6 +34,8 @@ interface Pending {
   organisationId: string;
   workspaceId: string;
   verifier: string;
+  /** The client the flow was started for (a registered one may be replaced meanwhile). */
+  clientId: string;
   authorizationServer: string;
   metadata: AuthorizationServerMetadata | undefined;
   resource: string;
@@ -109,6 +111,7 @@ export class McpOAuth {
       organisationId: server.organisation_id,
       workspaceId: server.workspace_id,
       verifier: codeVerifier,
+      clientId: client.client_id,
       authorizationServer: info.authorizationServerUrl,
       metadata: info.authorizationServerMetadata,
       resource: integration.url,
@@ -127,6 +130,8 @@ export class McpOAuth {
     const integration = await integrationOf(pending.serverId);
     if (!integration) throw Errors.notFound('The MCP server is gone');
     const client = oauthClientOf(integration, this.deps.box);
+    if (pending.clientId !== undefined && client.client_id !== pending.clientId)
+      throw Errors.conflict('The MCP integration\'s OAuth client changed while you were authorising (it was registered again or reconfigured): start the connection again');
     let tokens: Awaited<ReturnType<typeof exchangeAuthorization>>;
     try {
       tokens = await exchangeAuthorization(pending.authorizationServer, {
