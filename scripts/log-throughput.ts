@@ -15,8 +15,10 @@
  * On a machine shared with other work the rate moves with the load; the CPU time a row costs moves much less, so each
  * round also prints this process's CPU per row (both threads: queue, encoding, writer, driver) and, with
  * MARIADB_PID=<pid of mariadbd> (and read access to its /proc entry), the server's (other clients' work included).
+ * LOG_BODY_COMPRESSION applies as in the gateway; the bytes a row takes in the database are printed at the end.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Database } from 'bun:sqlite';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
@@ -27,6 +29,7 @@ import { LogQueue } from '../plugins/request-log/src/queue.ts';
 import { requestLogMigrations, requestLogs } from '../plugins/request-log/src/table.ts';
 import { analyticsMigrations } from '../admin/analytics/src/indexes.ts';
 import { testEntry } from '../plugins/request-log/src/test-request.ts';
+import { bodyCompressionFromEnv } from '../plugins/request-log/src/body-compression.ts';
 
 process.env.GATEWAY_LOG_WRITER_NICE ??= '0';
 const N = Number(process.env.N ?? 50_000);
@@ -77,11 +80,16 @@ export function realisticEntry(i: number): LogEntry {
   });
 }
 
-async function measure(label: string, url: string, close: () => Promise<void>): Promise<void> {
+async function measure(label: string, url: string, close: () => Promise<void>, size: () => Promise<number>): Promise<void> {
   const database = await createDatabase(url);
   await database.migrate(ANALYTICS_INDEXES ? [...requestLogMigrations, ...analyticsMigrations] : requestLogMigrations);
   // The whole run fits in memory: the figure is the writer's rate, not the byte budget's.
-  const queue = new LogQueue(database, { logger: testLogger(), maxBytes: 2 ** 31, worker: { url, module: databaseThreads.module } });
+  const queue = new LogQueue(database, {
+    logger: testLogger(),
+    maxBytes: 2 ** 31,
+    worker: { url, module: databaseThreads.module },
+    bodyCompression: bodyCompressionFromEnv(process.env),
+  });
   if (queue.writerInfo.mode !== 'worker') throw new Error(`${label}: the writer is not a thread (${queue.writerInfo.mode})`);
   const rates: number[] = [];
   try {
@@ -112,6 +120,8 @@ async function measure(label: string, url: string, close: () => Promise<void>): 
     const s = queue.stats;
     console.log(`${label}: rows in table ${rows} (expected ${N * ROUNDS}); written ${s.written}; dropped ${s.droppedOverflow + s.droppedFailed}`);
     console.log(`${label}: BEST ${Math.round(Math.max(...rates))} rows/s`);
+    const bytes = await size();
+    console.log(`${label}: ${bytes} bytes in the database, ${Math.round(bytes / rows)} bytes a row (table and indexes)`);
   } finally {
     await queue.close();
     await database.close();
@@ -122,7 +132,15 @@ async function measure(label: string, url: string, close: () => Promise<void>): 
 if (import.meta.main) {
   if (DIALECTS.includes('sqlite')) {
     const dir = mkdtempSync(join(tmpdir(), 'gw-logtp-'));
-    await measure('sqlite', `sqlite:${join(dir, 'gateway.db')}`, async () => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'gateway.db');
+    const size = async () => {
+      // The WAL checkpointed into the file first: its size is then the table's.
+      const db = new Database(file);
+      db.run('PRAGMA wal_checkpoint(TRUNCATE)');
+      db.close();
+      return statSync(file).size;
+    };
+    await measure('sqlite', `sqlite:${file}`, async () => rmSync(dir, { recursive: true, force: true }), size);
   }
   if (DIALECTS.includes('mysql')) {
     const name = `gw_logtp_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`;
@@ -130,9 +148,22 @@ if (import.meta.main) {
     await admin.query(`CREATE DATABASE \`${name}\``);
     const url = new URL(MYSQL_URL);
     url.pathname = `/${name}`;
-    await measure('mariadb', url.toString(), async () => {
-      await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      await admin.end();
-    });
+    const size = async () => {
+      await admin.query(`ANALYZE TABLE \`${name}\`.request_logs`);
+      const [rows] = await admin.query(
+        `SELECT DATA_LENGTH + INDEX_LENGTH AS bytes FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'request_logs'`,
+        [name],
+      );
+      return Number((rows as { bytes: number | string }[])[0]?.bytes ?? 0);
+    };
+    await measure(
+      'mariadb',
+      url.toString(),
+      async () => {
+        await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
+        await admin.end();
+      },
+      size,
+    );
   }
 }

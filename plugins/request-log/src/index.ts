@@ -16,6 +16,7 @@ import {
   type PluginApi,
   Services,
 } from '@gateway/sdk';
+import { bodyCompressionFromEnv } from './body-compression.ts';
 import { durabilityFromEnv } from './durability-settings.ts';
 import { entryFrom, HOOK_RESULTS_SETTLED_LOCAL } from './entry.ts';
 import { Journal } from './journal.ts';
@@ -29,6 +30,7 @@ export { bodyIsRaw, entryFrom, HOOK_RESULTS_LOCAL, HOOK_RESULTS_SETTLED_LOCAL, t
 export { isMemoryUrl, LogQueue, type LogPipelineHealth, type LogQueueOptions, type LogQueueStats, type LogWriterInfo } from './queue.ts';
 export { Journal } from './journal.ts';
 export { durabilityFromEnv } from './durability-settings.ts';
+export { readStoredBody } from './body-compression.ts';
 export { LogRetention, type RetentionOptions, type RetentionRound, retentionFromEnv } from './retention.ts';
 export { requestLogJobs, requestLogMigrations, requestLogs } from './table.ts';
 
@@ -88,6 +90,7 @@ export default definePlugin({
       maxBytes: durability.queueMaxBytes,
       journal,
       writerNice: durability.writerNice,
+      bodyCompression: bodyCompressionFromEnv(api.env),
     });
     api.provide(RequestLogServices.queue, queue);
     api.provide(Services.requestLogStatus, requestLogStatus(queue));

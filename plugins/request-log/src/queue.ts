@@ -13,6 +13,7 @@
  * dropped and counted, as before.
  */
 import type { DatabaseHelpers, Logger } from '@gateway/sdk';
+import type { BodyCompression } from './body-compression.ts';
 import type { LogEntry } from './entry.ts';
 import type { Journal } from './journal.ts';
 import { encodeRecord } from './journal-record.ts';
@@ -32,6 +33,8 @@ export interface LogQueueOptions {
   maxBytes?: number;
   /** Cap of each stored body, in UTF-8 bytes. */
   maxBodyBytes?: number;
+  /** How bodies are stored once capped (LOG_BODY_COMPRESSION, body-compression.ts); default none. */
+  bodyCompression?: BodyCompression;
   /** Pause before the one retry of a failed batch (ms); also the first replay back-off. */
   retryDelayMs?: number;
   /** Longest pause between replays while the database still fails (ms). */
@@ -170,6 +173,7 @@ export class LogQueue {
       batchSize: options.batchSize ?? 1000,
       maxBytes: options.maxBytes ?? 64 * 1024 * 1024,
       maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+      bodyCompression: options.bodyCompression ?? 'none',
       retryDelayMs: options.retryDelayMs ?? 500,
       maxBackoffMs: options.maxBackoffMs ?? 2_000,
       maxStatementBytes: options.maxStatementBytes ?? 8 * 1024 * 1024,
@@ -178,7 +182,12 @@ export class LogQueue {
     };
     this.journal = options.journal;
     this.writerNice = options.writerNice;
-    const settings = { maxBodyBytes: this.o.maxBodyBytes, maxStatementBytes: this.o.maxStatementBytes, retryDelayMs: this.o.retryDelayMs };
+    const settings = {
+      maxBodyBytes: this.o.maxBodyBytes,
+      maxStatementBytes: this.o.maxStatementBytes,
+      retryDelayMs: this.o.retryDelayMs,
+      bodyCompression: this.o.bodyCompression,
+    };
     this.mainThread = new InThreadWriter(database, { ...settings, rowsPerWrite: this.o.mainThreadRows, pause: yieldToEventLoop });
     // SQLite: the thread's transactions hold the file's write lock, which a main-thread writer (another plugin)
     // would wait for, synchronously; short transactions keep that wait short. MySQL: one statement per batch.
@@ -403,7 +412,7 @@ export class LogQueue {
       if (i > 0 && i % RECORDS_PER_SLICE === 0) await yieldToEventLoop();
       const entry = entries[i]!;
       try {
-        const row = toRow(entry, this.o.maxBodyBytes);
+        const row = toRow(entry, this.o.maxBodyBytes, this.o.bodyCompression);
         row.id = entry.rowId;
         records.push(encodeRecord(row));
       } catch (err) {

@@ -1,5 +1,6 @@
 /** Turns a queued entry into a `request_logs` row: serialise and cap bodies, fit strings to columns. */
 import type { NewRow } from '@gateway/sdk';
+import { type BodyCompression, storeBody } from './body-compression.ts';
 import { capBytes, capText } from './cap.ts';
 import type { LogEntry } from './entry.ts';
 import type { requestLogs } from './table.ts';
@@ -31,7 +32,9 @@ function requestText(entry: LogEntry, maxBytes: number): string | null {
   return capText(JSON.stringify(body), maxBytes);
 }
 
-export function toRow(entry: LogEntry, maxBodyBytes: number): RequestLogRow {
+/** `compression`: how bodies are stored once capped (LOG_BODY_COMPRESSION, body-compression.ts). */
+export function toRow(entry: LogEntry, maxBodyBytes: number, compression: BodyCompression = 'none'): RequestLogRow {
+  const requestBody = requestText(entry, maxBodyBytes);
   const usage = entry.usageFrom?.usage;
   const model = entry.model ?? modelOf(entry.responseBody);
   return {
@@ -70,8 +73,8 @@ export function toRow(entry: LogEntry, maxBodyBytes: number): RequestLogRow {
     target_index: clip(entry.targetIndex, 255),
     retry_count: int(entry.retryCount) ?? 0,
     metadata: entry.metadata ? { ...entry.metadata } : null,
-    request_body: requestText(entry, maxBodyBytes),
-    response_body: entry.responseBody == null ? null : capText(entry.responseBody, maxBodyBytes),
+    request_body: requestBody === null ? null : storeBody(requestBody, compression),
+    response_body: entry.responseBody == null ? null : storeBody(capText(entry.responseBody, maxBodyBytes), compression),
     error_code: clip(entry.errorCode, 64),
     error_message: entry.errorMessage == null ? null : capText(entry.errorMessage, 4096),
     attempts: entry.attempts ? [...entry.attempts] : null,

@@ -5,6 +5,7 @@
  * what happened as events, which the queue turns into its stats and log lines.
  */
 import type { DatabaseHelpers } from '@gateway/sdk';
+import type { BodyCompression } from './body-compression.ts';
 import { decodeRecords } from './journal-record.ts';
 import type { QueuedEntry } from './queued.ts';
 import { toRow, type RequestLogRow } from './row.ts';
@@ -48,6 +49,8 @@ export interface WriteSettings {
   retryDelayMs: number;
   /** Rows per transaction: a statement is written in parts of at most this many rows. */
   rowsPerWrite: number;
+  /** How bodies are stored (LOG_BODY_COMPRESSION); none when absent. */
+  bodyCompression?: BodyCompression;
 }
 
 export interface WriteOptions extends WriteSettings {
@@ -99,7 +102,7 @@ export async function writeEntries(
     if (o.pause && i > 0 && i % o.rowsPerWrite === 0) await o.pause();
     const entry = entries[i]!;
     try {
-      const row = toRow(entry, o.maxBodyBytes);
+      const row = toRow(entry, o.maxBodyBytes, o.bodyCompression);
       row.id = entry.rowId;
       rows.push(row);
       from.push(i);

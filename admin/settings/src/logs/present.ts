@@ -1,6 +1,6 @@
 /** A request_logs row as the administration API shows it (`log_format` v1). */
 import { iso } from '@gateway/admin-kit';
-import type { requestLogs } from '@gateway/plugin-request-log';
+import { readStoredBody, type requestLogs } from '@gateway/plugin-request-log';
 import type { Row } from '@gateway/sdk';
 
 export const LOG_FORMAT = 'v1';
@@ -60,8 +60,9 @@ export function presentLog(row: LogRow, options: { metadataVisible: boolean; det
   if (!options.detail) return summary;
   return {
     ...summary,
-    request_body: row.request_body,
-    response_body: row.response_body,
+    // Stored compressed when LOG_BODY_COMPRESSION is on (and then only where it saves space): shown as logged.
+    request_body: readStoredBody(row.request_body),
+    response_body: readStoredBody(row.response_body),
     attempts: row.attempts,
     hook_results: row.hook_results,
   };
