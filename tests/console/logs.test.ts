@@ -10,7 +10,7 @@ import type { Server } from 'bun';
 import type { Browser, Page } from 'playwright-core';
 import { startInProcessGateway, TEST_ADMIN_KEY } from '../helpers/in-process.ts';
 import { type OpenAIMock, startOpenAIMock } from '../mocks/openai-server.ts';
-import { adminCall, launchBrowser, listen, rowTexts, shot, signIn, skipReason, WAIT } from './support.ts';
+import { adminCall, launchBrowser, listen, rowTexts, shot, signIn, skipReason, WAIT, waitForLogs } from './support.ts';
 
 const PROVIDER_KEY = 'sk-console-logs-0123456789';
 
@@ -114,6 +114,7 @@ describe.skipIf(skipReason !== null)(`console logs page in Chromium${skipReason 
     await call('delta', { model: 'gpt-4o', team: 'red', config: 'logs-guarded' });
     openai.enqueue({ kind: 'error', status: 503 });
     await call('omega', { model: '@logs-b/gpt-4o-mini', team: 'blue', status: 503 });
+    await waitForLogs(origin, 5);
     browser = await launchBrowser();
   }, 60_000);
 

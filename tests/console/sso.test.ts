@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { addUser } from '../admin/api-keys-support.ts';
 import { providerHeaders, startInProcessGateway, TEST_ADMIN_KEY } from '../helpers/in-process.ts';
 import { type OpenAIMock, startOpenAIMock } from '../mocks/openai-server.ts';
-import { adminCall, launchBrowser, listen, shot, skipReason, WAIT } from './support.ts';
+import { adminCall, launchBrowser, listen, shot, skipReason, WAIT, waitForLogs } from './support.ts';
 
 const USER = 'ada@acme.test';
 
@@ -74,6 +74,7 @@ describe.skipIf(skipReason !== null)(`console sign-in with SSO in Chromium${skip
     const key = await adminCall(origin, 'POST', '/api-keys', { name: 'ada', type: 'workspace-user', workspace_id: self.workspace_id, user_id: ada, scopes: ['completions.write'] });
     ownTrace = await call(String(key.key), 'ada asks');
     otherTrace = await call(TEST_ADMIN_KEY, 'admin asks');
+    await waitForLogs(origin, 2);
     browser = await launchBrowser();
   }, 60_000);
 
