@@ -1,4 +1,5 @@
 import { Errors, GatewayError, type JsonObject } from '@gateway/sdk';
+import { track, untrack, type Watch } from '../deadlines.ts';
 import { Capture } from './capture.ts';
 import { DivergedAnswer, StreamBreak } from './continuation.ts';
 import { MalformedStreamError, type StreamProcessor } from './processors.ts';
@@ -39,6 +40,20 @@ export interface ContinuedStream {
 }
 
 const encoder = new TextEncoder();
+
+/**
+ * A stream's idle deadline, watched by the shared sweeper (deadlines.ts) while a read is pending: re-arming it for
+ * each chunk is a field write and a Set insertion, where a timer and a promise around each read cost several times
+ * that on every chunk of every stream.
+ */
+class IdleWatch implements Watch {
+  deadline = 0;
+  constructor(private readonly onIdle: () => void) {}
+  expire(): void {
+    this.onIdle();
+  }
+}
+
 type ReadResult = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>;
 
 /** The streams being relayed now, each by its interrupt: what a drain deadline ends (interruptOpenStreams). */
@@ -75,37 +90,31 @@ export function relayStream(
   let pending = initial;
   const capture = new Capture(opts.captureLimit);
   let finished = false;
-  let idleTimer: Timer | undefined;
   let interrupted: GatewayError | undefined;
-  let rejectRead: ((error: unknown) => void) | undefined;
+  /** Set when the upstream stayed silent for the idle timeout during the read in progress. */
+  let stalled: GatewayError | undefined;
   const interrupt = (error: GatewayError) => {
     interrupted = error;
-    // A read in progress ends now; a stream whose client is behind fails at its next pull.
-    rejectRead?.(error);
+    // A read in progress ends now (the cancel settles it, and the read then reports this error); a stream whose
+    // client is behind fails at its next pull.
     opts.abortUpstream(error);
     reader.cancel(error).catch(() => {});
   };
   open.add(interrupt);
+  const idle = new IdleWatch(() => {
+    const error = Errors.streamInterrupted(opts.provider, `no data for ${opts.idleTimeoutMs} ms`);
+    stalled = error;
+    opts.abortUpstream(error);
+    reader.cancel(error).catch(() => {});
+  });
 
   const finish = (end: Omit<StreamEnd, 'body' | 'usage'>) => {
     if (finished) return;
     finished = true;
     open.delete(interrupt);
-    clearTimeout(idleTimer);
+    untrack(idle);
     opts.onEnd({ ...end, body: capture.text(), usage: processor.usage });
   };
-
-  const readWithIdleTimeout = () =>
-    new Promise<ReadResult>((resolve, reject) => {
-      rejectRead = reject;
-      idleTimer = setTimeout(() => {
-        const error = Errors.streamInterrupted(opts.provider, `no data for ${opts.idleTimeoutMs} ms`);
-        opts.abortUpstream(error);
-        reader.cancel(error).catch(() => {});
-        reject(error);
-      }, opts.idleTimeoutMs);
-      reader.read().then((r) => resolve(r as ReadResult), reject);
-    }).finally(() => clearTimeout(idleTimer));
 
   const fail = (controller: ReadableStreamDefaultController<Uint8Array>, error: GatewayError) => {
     const frame = errorFrame(error);
@@ -156,10 +165,23 @@ export function relayStream(
           if (pending) {
             result = { done: false, value: pending };
             pending = undefined;
-          } else result = await readWithIdleTimeout();
+          } else {
+            stalled = undefined;
+            idle.deadline = performance.now() + opts.idleTimeoutMs;
+            track(idle);
+            try {
+              result = (await reader.read()) as ReadResult;
+            } finally {
+              untrack(idle);
+            }
+            // The idle timeout or an interrupt cancelled the read: it settled, and this is why.
+            const cut = stalled ?? interrupted;
+            if (cut) throw cut;
+          }
         } catch (error) {
           if (finished) return;
-          const reason = error instanceof GatewayError ? error : Errors.streamInterrupted(opts.provider, describe(error));
+          const cause = stalled ?? interrupted ?? error;
+          const reason = cause instanceof GatewayError ? cause : Errors.streamInterrupted(opts.provider, describe(cause));
           if (await broke(controller, reason)) continue;
           return;
         }
