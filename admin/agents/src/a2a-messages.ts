@@ -36,3 +36,24 @@ export function taskOf(result: unknown): TaskSeen {
 export function isObject(v: unknown): v is Obj {
   return isObj(v);
 }
+
+/**
+ * The text the agent produced in an answer or a streamed event, as output guardrails judge it: its text parts,
+ * leaving out the task's `history` and any message of the user (a task echoes the message it was sent).
+ */
+export function agentText(result: unknown): string {
+  const out: string[] = [];
+  const walk = (v: unknown) => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (isObj(v)) {
+      if (v.role === 'user' || v.role === 'ROLE_USER') return;
+      for (const [key, inner] of Object.entries(v)) {
+        if (key === 'history') continue;
+        if (key === 'text' && typeof inner === 'string') out.push(inner);
+        else walk(inner);
+      }
+    }
+  };
+  walk(result);
+  return out.join('\n');
+}

@@ -8,7 +8,8 @@
 import type { LogEntry } from '@gateway/plugin-request-log';
 import type { Caller } from '@gateway/sdk';
 
-export type AgentCallOutcome = 'ok' | 'rpc_error' | 'failed';
+/** `refused`: a stage of the tool-call phase refused the call or its answer (a rate limit, a guardrail). */
+export type AgentCallOutcome = 'ok' | 'rpc_error' | 'refused' | 'failed';
 
 export interface AgentCallRecord {
   caller: Caller;
@@ -31,6 +32,8 @@ export interface AgentCallRecord {
   spanId: string | null;
   parentSpanId: string | null;
   spanName: string | null;
+  /** The code of the refusing error (`rate_limit_exceeded`, `guardrail_denied`) of a refused call. */
+  refusedBy?: string;
 }
 
 export interface LogSink {
@@ -47,6 +50,7 @@ export class AgentCallLog {
     if (call.taskId) metadata.a2a_task_id = call.taskId;
     if (call.taskState) metadata.a2a_task_state = call.taskState;
     if (call.events !== null) metadata.a2a_events = String(call.events);
+    if (call.refusedBy) metadata.a2a_refused_by = call.refusedBy;
     sink.enqueue({
       traceId: call.traceId,
       spanId: call.spanId,

@@ -4,7 +4,7 @@
  * workspaces (skills, user access, users' own credentials, the upstream agent card synced on a schedule), and the
  * /v1/agent-servers/:id/a2a JSON-RPC proxy.
  */
-import { AdminServices, lazySecretBox, rebindSealed, type SecretResolver, toolMaxAnswerBytes } from '@gateway/admin-kit';
+import { AdminServices, lazySecretBox, rebindSealed, type SecretResolver, toolCallServices, toolMaxAnswerBytes } from '@gateway/admin-kit';
 import { RequestLogServices } from '@gateway/plugin-request-log';
 import { definePlugin, Services } from '@gateway/sdk';
 import { AgentCallLog, type LogSink } from './call-log.ts';
@@ -51,6 +51,7 @@ export default definePlugin({
       logger: api.logger,
       callLog: new AgentCallLog(() => sink),
       maxAnswerBytes: toolMaxAnswerBytes(api.env),
+      toolCalls: toolCallServices(api),
       secrets,
       cardSync,
     };

@@ -5,9 +5,9 @@
  * answer: JSON as it came, or a server-sent-event stream relayed chunk by chunk as the upstream sends it. Each call
  * is one request-log row (call-log.ts).
  */
-import { jsonRpcError, readCappedText } from '@gateway/admin-kit';
-import { type AdminRequest, type AdminRoute, and, eq, Errors, GatewayError } from '@gateway/sdk';
-import { FORWARDED_METHODS, isObject, STREAMING_METHODS, type TaskSeen, taskOf } from './a2a-messages.ts';
+import { asGatewayError, describeToolCall, jsonRpcError, jsonRpcErrorMessage, readCappedText, textIn } from '@gateway/admin-kit';
+import { type AdminRequest, type AdminRoute, and, eq, Errors, GatewayError, type Json, type ToolCall } from '@gateway/sdk';
+import { agentText, FORWARDED_METHODS, isObject, STREAMING_METHODS, type TaskSeen, taskOf } from './a2a-messages.ts';
 import type { AgentsContext } from './context.ts';
 import type { ServerRow } from './present.ts';
 import { serverUserIds, usableIntegration } from './routes/servers.ts';
@@ -22,6 +22,17 @@ const FORWARDED_HEADERS = ['a2a-version', 'a2a-extensions', 'x-a2a-extensions'] 
 /** The most of a stream kept for the log's response body. */
 const LOGGED_STREAM_BYTES = 65_536;
 const EVENT_END = /\r\n\r\n|\n\n|\r\r/;
+/** The methods that call the agent (the tool-call phase: rate limits, guardrails); reading or cancelling a task does not. */
+const AGENT_CALL_METHODS: ReadonlySet<string> = new Set(['message/send', 'message/stream', 'SendMessage', 'SendStreamingMessage']);
+const encoder = new TextEncoder();
+
+/** A refusal by the tool-call phase's after stages: the error, and the JSON-RPC reply in place of the answer. */
+interface Withheld {
+  refusal: GatewayError;
+  reply: unknown;
+}
+/** Judges one JSON-RPC message of the answer: what replaces it when refused, undefined when it passes. */
+type Judge = (message: Record<string, unknown>) => Promise<Withheld | undefined>;
 
 const rpcError = (id: unknown, code: number, message: string) => Response.json({ jsonrpc: '2.0', id: id ?? null, error: { code, message } });
 
@@ -66,8 +77,9 @@ export function invokeRoutes(ctx: AgentsContext): AdminRoute[] {
       const traceId = header('x-gateway-trace-id', 128) ?? crypto.randomUUID();
       const span = { spanId: header('x-gateway-span-id', 128), parentSpanId: header('x-gateway-parent-span-id', 128), spanName: header('x-gateway-span-name', 255) };
       let upstreamLatencyMs: number | null = null;
-      const log = (status: number, response: string | null, seen: TaskSeen, events: number | null, error: string | null, rpcFailed: boolean) =>
+      const log = (status: number, response: string | null, seen: TaskSeen, events: number | null, error: string | null, rpcFailed: boolean, refusal?: GatewayError) =>
         ctx.callLog.record({
+          refusedBy: refusal?.code,
           caller: req.caller,
           serverId: server.id,
           serverSlug: server.slug,
@@ -75,7 +87,7 @@ export function invokeRoutes(ctx: AgentsContext): AdminRoute[] {
           request,
           response,
           status,
-          outcome: error !== null && !rpcFailed ? 'failed' : rpcFailed ? 'rpc_error' : 'ok',
+          outcome: refusal ? 'refused' : error !== null && !rpcFailed ? 'failed' : rpcFailed ? 'rpc_error' : 'ok',
           error,
           taskId: seen.taskId,
           taskState: seen.state,
@@ -85,6 +97,38 @@ export function invokeRoutes(ctx: AgentsContext): AdminRoute[] {
           traceId,
           ...span,
         });
+
+      // Calls of the agent go through the tool-call phase (rate limits, guardrails on the message) before the upstream.
+      const phase = ctx.toolCalls.phase;
+      let toolCall: ToolCall | undefined;
+      if (phase?.active && AGENT_CALL_METHODS.has(method)) {
+        try {
+          const params = (isObject(body.params) ? body.params : {}) as Json;
+          toolCall = describeToolCall(req, ctx.toolCalls, { kind: 'a2a', method, server: { id: server.id, slug: server.slug }, tool: server.slug, arguments: params, text: textIn(params), traceId });
+          await phase.before(toolCall);
+        } catch (error) {
+          const refusal = asGatewayError(error);
+          log(refusal.status, JSON.stringify(jsonRpcErrorMessage(refusal, body.id)), { taskId: null, state: null }, null, refusal.message, false, refusal);
+          const refused = jsonRpcError(refusal, body.id);
+          refused.headers.set('x-gateway-trace-id', traceId);
+          return refused;
+        }
+      }
+      const call = toolCall;
+      const judge: Judge | undefined =
+        call && phase?.wantsResult(call)
+          ? async (message) => {
+              const failed = isObject(message.error);
+              const result = (failed ? message.error : message.result) as Json;
+              try {
+                await phase.after(call, { result, text: failed ? String((message.error as Record<string, unknown>).message ?? '') : agentText(message.result), isError: failed });
+                return undefined;
+              } catch (error) {
+                const refusal = asGatewayError(error);
+                return { refusal, reply: jsonRpcErrorMessage(refusal, body.id) };
+              }
+            }
+          : undefined;
 
       const headers: Record<string, string> = {
         'content-type': 'application/json',
@@ -110,7 +154,7 @@ export function invokeRoutes(ctx: AgentsContext): AdminRoute[] {
 
       if (type.startsWith('text/event-stream') && upstream.body) {
         out.set('cache-control', 'no-cache');
-        return new Response(relay(upstream.body, upstream.status, log), { status: upstream.status, headers: out });
+        return new Response(relay(upstream.body, upstream.status, log, judge), { status: upstream.status, headers: out });
       }
       // A whole answer is read up to TOOL_MAX_ANSWER_BYTES, counted as it arrives; past it the rest is not read.
       const text = await readCappedText(upstream, ctx.maxAnswerBytes);
@@ -122,14 +166,23 @@ export function invokeRoutes(ctx: AgentsContext): AdminRoute[] {
       let seen: TaskSeen = { taskId: null, state: null };
       let rpcFailed = false;
       let error: string | null = upstream.ok ? null : `the upstream answered ${upstream.status}`;
+      let parsed: unknown;
       try {
-        const parsed: unknown = JSON.parse(text);
+        parsed = JSON.parse(text);
         if (isObject(parsed) && isObject(parsed.error)) {
           rpcFailed = true;
           error = String(parsed.error.message ?? 'JSON-RPC error');
         } else if (isObject(parsed)) seen = taskOf(parsed.result);
       } catch {
         error ??= 'the upstream answer is not JSON';
+      }
+      // The answer judged before the client gets it; withheld, the JSON-RPC error takes its place (status kept).
+      const withheld = judge && isObject(parsed) && ('result' in parsed || 'error' in parsed) ? await judge(parsed) : undefined;
+      if (withheld) {
+        const reply = JSON.stringify(withheld.reply);
+        log(withheld.refusal.status, reply, seen, null, withheld.refusal.message, false, withheld.refusal);
+        out.set('content-type', 'application/json');
+        return new Response(reply, { status: upstream.status, headers: out });
       }
       log(upstream.status, text, seen, null, error, rpcFailed);
       return new Response(text || null, { status: upstream.status, headers: out });
@@ -139,14 +192,16 @@ export function invokeRoutes(ctx: AgentsContext): AdminRoute[] {
   return [invoke];
 }
 
-type StreamLog = (status: number, response: string | null, seen: TaskSeen, events: number | null, error: string | null, rpcFailed: boolean) => void;
+type StreamLog = (status: number, response: string | null, seen: TaskSeen, events: number | null, error: string | null, rpcFailed: boolean, refusal?: GatewayError) => void;
 
 /**
  * The upstream's event stream, each chunk passed on as soon as it arrives (never buffered to an event boundary);
  * the events are parsed on the side for the log, which is written once when the stream ends, fails or the client
- * leaves.
+ * leaves. With `judge` (a stage of the tool-call phase wants the answer: output guardrails) each event is passed on
+ * whole once judged instead; a refused one is replaced by the JSON-RPC error, which ends the stream (the upstream's
+ * is cancelled).
  */
-function relay(body: ReadableStream<Uint8Array>, status: number, log: StreamLog): ReadableStream<Uint8Array> {
+function relay(body: ReadableStream<Uint8Array>, status: number, log: StreamLog, judge?: Judge): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
@@ -156,22 +211,25 @@ function relay(body: ReadableStream<Uint8Array>, status: number, log: StreamLog)
   let rpcError: string | null = null;
   let ended = false;
 
-  const scan = (block: string) => {
+  /** The event's JSON-RPC message, counted and read for the log; undefined when it carries none. */
+  const scan = (block: string): Record<string, unknown> | undefined => {
     const data = block
       .split(/\r\n|\n|\r/)
       .filter((l) => l.startsWith('data:'))
       .map((l) => l.slice(l.startsWith('data: ') ? 6 : 5))
       .join('\n');
-    if (!data) return;
+    if (!data) return undefined;
     events++;
     try {
       const parsed: unknown = JSON.parse(data);
-      if (!isObject(parsed)) return;
+      if (!isObject(parsed)) return undefined;
       if (isObject(parsed.error)) rpcError = String(parsed.error.message ?? 'JSON-RPC error');
       const next = taskOf(parsed.result);
       seen = { taskId: next.taskId ?? seen.taskId, state: next.state ?? seen.state };
+      return parsed;
     } catch {
       // Not JSON: relayed all the same, not read.
+      return undefined;
     }
   };
   const end = (failure: string | null) => {
@@ -180,23 +238,62 @@ function relay(body: ReadableStream<Uint8Array>, status: number, log: StreamLog)
     if (buffer.trim()) scan(buffer);
     log(status, kept, seen, events, failure ?? rpcError, failure === null && rpcError !== null);
   };
+  /** Judged mode: the complete events of the buffer, each judged; the text to send, and the refusal if one was. */
+  const judged = async (judgeEvent: Judge, final: boolean): Promise<{ text: string; withheld?: Withheld }> => {
+    let text = '';
+    const blocks: string[] = [];
+    for (let match = EVENT_END.exec(buffer); match; match = EVENT_END.exec(buffer)) {
+      blocks.push(buffer.slice(0, match.index));
+      buffer = buffer.slice(match.index + match[0].length);
+    }
+    if (final && buffer.trim()) blocks.push(buffer);
+    if (final) buffer = '';
+    for (const block of blocks) {
+      const message = scan(block);
+      const withheld = message && ('result' in message || 'error' in message) ? await judgeEvent(message) : undefined;
+      if (withheld) return { text: `${text}data: ${JSON.stringify(withheld.reply)}\n\n`, withheld };
+      text += `${block}\n\n`;
+    }
+    return { text };
+  };
 
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        const { done, value } = await reader.read();
-        if (done) {
-          controller.close();
-          end(null);
-          return;
-        }
-        controller.enqueue(value);
-        const text = decoder.decode(value, { stream: true });
-        if (kept.length < LOGGED_STREAM_BYTES) kept += text.slice(0, LOGGED_STREAM_BYTES - kept.length);
-        buffer += text;
-        for (let match = EVENT_END.exec(buffer); match; match = EVENT_END.exec(buffer)) {
-          scan(buffer.slice(0, match.index));
-          buffer = buffer.slice(match.index + match[0].length);
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done && !judge) {
+            controller.close();
+            end(null);
+            return;
+          }
+          const text = done ? decoder.decode() : decoder.decode(value, { stream: true });
+          if (kept.length < LOGGED_STREAM_BYTES) kept += text.slice(0, LOGGED_STREAM_BYTES - kept.length);
+          buffer += text;
+          if (!judge) {
+            controller.enqueue(value as Uint8Array);
+            for (let match = EVENT_END.exec(buffer); match; match = EVENT_END.exec(buffer)) {
+              scan(buffer.slice(0, match.index));
+              buffer = buffer.slice(match.index + match[0].length);
+            }
+            return;
+          }
+          const out = await judged(judge, done);
+          if (out.text) controller.enqueue(encoder.encode(out.text));
+          if (out.withheld) {
+            const { refusal, reply } = out.withheld;
+            ended = true;
+            log(refusal.status, JSON.stringify(reply), seen, events, refusal.message, false, refusal);
+            controller.close();
+            await reader.cancel().catch(() => undefined);
+            return;
+          }
+          if (done) {
+            controller.close();
+            end(null);
+            return;
+          }
+          if (out.text) return;
         }
       } catch (error) {
         end(`the stream failed: ${error instanceof Error ? error.message : String(error)}`);
