@@ -20,4 +20,5 @@ export * from './gateway-scopes.ts';
 export * from './outbound.ts';
 export * from './jobs.ts';
 export * from './native-batches.ts';
+export * from './native-fine-tuning.ts';
 export * from './metrics.ts';

@@ -7,6 +7,7 @@
  */
 import type { GatewayConfig } from './config.ts';
 import type { NativeBatchTarget, UpstreamRequest } from './native-batches.ts';
+import type { NativeFineTuningTarget } from './native-fine-tuning.ts';
 import type { Caller } from './plugin.ts';
 import { defineService } from './services.ts';
 
@@ -15,7 +16,8 @@ export type JobKind = 'files' | 'batches' | 'fineTuning';
 /**
  * The scopes each job kind needs when the gateway keeps the objects (any one; `*` grants all). A call forwarded to a
  * provider that keeps them itself spends the provider credential on the provider's storage or jobs: it needs
- * passthrough's scope (`GATEWAY_CALL_SCOPES.proxy`), as before these kinds existed. Fine-tuning is always forwarded.
+ * passthrough's scope (`GATEWAY_CALL_SCOPES.proxy`), as before these kinds existed. Fine-tuning always runs at a
+ * provider (forwarded, or translated to its own API).
  * A gateway-run batch's lines are calls of their endpoint's kind: creating one also needs that kind's scope.
  */
 export const JOB_CALL_SCOPES: Readonly<Record<JobKind, readonly string[]>> = {
@@ -54,6 +56,11 @@ export interface JobCall {
    * (`ProviderAdapter.batches`), with that target resolved; undefined otherwise (native-batches.ts).
    */
   nativeBatches(config?: GatewayConfig): Promise<NativeBatchTarget | undefined>;
+  /**
+   * The fine-tuning translator of a config (default: this call's) when it is one target whose adapter has one
+   * (`ProviderAdapter.fineTuning`), with that target resolved; undefined otherwise (native-fine-tuning.ts).
+   */
+  nativeFineTuning(config?: GatewayConfig): Promise<NativeFineTuningTarget | undefined>;
   /**
    * Sends one request to the provider of a config (default: this call's) through the pipeline as this caller's
    * passthrough call (authorization, custom host, hooks, retries, request log) and returns the answer unchanged.

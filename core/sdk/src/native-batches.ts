@@ -41,6 +41,14 @@ export interface UpstreamRequest {
   path: string;
   /** Sent as JSON (`content-type: application/json`). */
   body?: JsonObject;
+  /** Sent as `multipart/form-data` instead (a file upload); not with `body`. */
+  multipart?: UpstreamMultipart;
+}
+
+/** A multipart/form-data body: text fields and files. */
+export interface UpstreamMultipart {
+  fields: Readonly<Record<string, string>>;
+  files: readonly { field: string; filename: string; contentType: string; content: Uint8Array }[];
 }
 
 export interface NativeBatchContext {

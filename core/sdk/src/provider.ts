@@ -3,6 +3,7 @@ import type { ConfigFieldSet } from './config-fields.ts';
 import type { Prefill } from './continuation.ts';
 import type { JobKind } from './jobs.ts';
 import type { NativeBatchTranslator } from './native-batches.ts';
+import type { NativeFineTuningTranslator } from './native-fine-tuning.ts';
 import type { PricingCatalogue } from './pricing.ts';
 import type { EndpointKind, JsonObject } from './types.ts';
 
@@ -128,6 +129,12 @@ export interface ProviderAdapter {
    * batch id with the gateway's files (docs/batches.md). Not read when `nativeJobs.batches` forwards batches as they are.
    */
   batches?: NativeBatchTranslator;
+  /**
+   * The provider's own fine-tuning API, translated (native-fine-tuning.ts): a /v1/fine_tuning/jobs call whose config
+   * is one target of this provider becomes a job of the provider's, kept under the gateway's job id, trained on the
+   * gateway's files (docs/batches.md). Not read when `nativeJobs.fineTuning` forwards fine-tuning as it is.
+   */
+  fineTuning?: NativeFineTuningTranslator;
   /** Maps a provider's error body to a message; absent: OpenAI's `{error: {message, type, code, param}}`. */
   error?(json: unknown, status: number): ProviderErrorInfo | undefined;
   /**

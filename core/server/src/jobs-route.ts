@@ -17,6 +17,7 @@ import {
   type JobEndpoints,
   type JobKind,
   type NativeBatchTarget,
+  type NativeFineTuningTarget,
   type ProviderAdapter,
   type UpstreamRequest,
 } from '@gateway/sdk';
@@ -82,6 +83,20 @@ async function batchTranslatorOf(config: GatewayConfig, probe: GatewayRequest, d
   if (!provider.batches || provider.nativeJobs?.batches) return undefined;
   if (provider.batches.accepts && !provider.batches.accepts(target)) return undefined;
   return { providerId: provider.id, translator: provider.batches, target, prepare: (body) => applyParamRules(body, target) };
+}
+
+/** The fine-tuning translator of a config that is one target whose adapter has one (`ProviderAdapter.fineTuning`). */
+async function fineTuningTranslatorOf(config: GatewayConfig, probe: GatewayRequest, deps: HandlerDeps): Promise<NativeFineTuningTarget | undefined> {
+  if (config.targets) return undefined;
+  let resolved: Awaited<ReturnType<HandlerDeps['pipeline']['resolveProvider']>>;
+  try {
+    resolved = await deps.pipeline.resolveProvider(config, { ...probe, config });
+  } catch {
+    return undefined;
+  }
+  const { provider, target } = resolved;
+  if (!provider.fineTuning || provider.nativeJobs?.fineTuning) return undefined;
+  return { providerId: provider.id, translator: provider.fineTuning, target };
 }
 
 /** 403 naming the scopes, unless the caller holds one. */
@@ -157,14 +172,27 @@ export async function handleJobCall(request: Request, kind: JobKind, pathname: s
       return rejectRequest(req, deps.pipeline, err);
     }
   };
-  // A translated batch's upstream calls: passthrough calls of this caller with their own method, path and JSON body,
-  // under the batch's config (stored with it), never aborted by this client leaving (the upstream batch must be kept).
+  // A translated batch's or fine-tuning job's upstream calls: passthrough calls of this caller with their own method,
+  // path and JSON or multipart body, under the job's config (stored with it), never aborted by this client leaving
+  // (the upstream job must be kept).
   const send = async (upstream: UpstreamRequest, with_: GatewayConfig = config ?? {}): Promise<Response> => {
     const query = upstream.path.indexOf('?');
     const headers = new Headers();
-    if (upstream.body !== undefined) headers.set('content-type', 'application/json');
+    let raw: Uint8Array | undefined;
+    if (upstream.multipart) {
+      // Encoded by the runtime's FormData, which also gives the boundary in its content-type.
+      const form = new FormData();
+      for (const [name, value] of Object.entries(upstream.multipart.fields)) form.append(name, value);
+      for (const f of upstream.multipart.files) form.append(f.field, new Blob([f.content], { type: f.contentType }), f.filename);
+      const encoded = new Response(form);
+      headers.set('content-type', encoded.headers.get('content-type') ?? 'multipart/form-data');
+      raw = new Uint8Array(await encoded.arrayBuffer());
+    } else if (upstream.body !== undefined) {
+      headers.set('content-type', 'application/json');
+      raw = new TextEncoder().encode(JSON.stringify(upstream.body));
+    }
     const req: GatewayRequest = {
-      ...requestOf(upstream.body === undefined ? undefined : new TextEncoder().encode(JSON.stringify(upstream.body))),
+      ...requestOf(raw),
       method: upstream.method,
       path: query < 0 ? upstream.path : upstream.path.slice(0, query),
       search: query < 0 ? '' : upstream.path.slice(query),
@@ -179,6 +207,7 @@ export async function handleJobCall(request: Request, kind: JobKind, pathname: s
     }
   };
   const nativeBatches = (with_: GatewayConfig = config ?? {}) => batchTranslatorOf(with_, requestOf(undefined), deps);
+  const nativeFineTuning = (with_: GatewayConfig = config ?? {}) => fineTuningTranslatorOf(with_, requestOf(undefined), deps);
   try {
     return await deps.jobs.handle({
       kind,
@@ -193,6 +222,7 @@ export async function handleJobCall(request: Request, kind: JobKind, pathname: s
       body,
       forward,
       nativeBatches,
+      nativeFineTuning,
       send,
     });
   } catch (error) {
