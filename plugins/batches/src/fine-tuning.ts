@@ -1,11 +1,13 @@
 /**
  * /v1/fine_tuning/jobs: forwarded to a target whose provider runs fine-tuning (its adapter's `nativeJobs.fineTuning`),
- * through the pipeline, so every call is in the request log. The gateway checks what SPEC.md and OpenAI state before
+ * through the pipeline, so every call is in the request log; translated for a provider whose adapter has a
+ * fine-tuning translator (translated-fine-tuning.ts). The gateway checks what SPEC.md and OpenAI state before
  * anything is sent: a job's required fields, at most 5 integrations, the hyperparameters' ranges, metadata, and the
  * checkpoints list's `limit`.
  */
 import { Errors, type JobCall, type JsonObject } from '@gateway/sdk';
 import { checkMetadata, parseBody, queryInt, segments } from './respond.ts';
+import type { TranslatedFineTuning } from './translated-fine-tuning.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -67,12 +69,9 @@ export function checkFineTuningJob(body: JsonObject): void {
   checkMetadata(body.metadata);
 }
 
-export async function handleFineTuning(call: JobCall): Promise<Response> {
-  if (!call.native)
-    throw Errors.badRequest(
-      "Fine-tuning runs at the provider: name one whose provider runs fine-tuning jobs (OpenAI's API) as the only target",
-      'provider',
-    );
+export async function handleFineTuning(call: JobCall, translated: TranslatedFineTuning): Promise<Response> {
+  // Any other config: the gateway's jobs translated to a provider's own fine-tuning API (or a 400 at creation).
+  if (!call.native) return translated.handle(call);
   const [id, sub] = segments(call.path, '/fine_tuning/jobs');
   const query = new URLSearchParams(call.search);
   if (!id && call.method === 'POST') checkFineTuningJob(parseBody(call.body));

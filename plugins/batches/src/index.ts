@@ -2,8 +2,9 @@
  * Files, batches and fine-tuning jobs (docs/batches.md). A call whose config is one target of a provider that keeps
  * such objects itself (`nativeJobs`) is forwarded there through the pipeline (checked first where SPEC.md says what
  * is valid); any other target gets the gateway's own: files stored per workspace under FILES_DIR or in an S3-compatible
- * bucket (FILES_S3_*; at most FILES_MAX_BYTES each), batches run line by line through the gateway's pipeline by batch-runner.ts. Fine-tuning is
- * always the provider's.
+ * bucket (FILES_S3_*; at most FILES_MAX_BYTES each), batches run line by line through the gateway's pipeline by batch-runner.ts, or
+ * translated to the provider's batch API. Fine-tuning is always the provider's: forwarded, or translated to its own
+ * fine-tuning API with the gateway's files (translated-fine-tuning.ts).
  */
 import { secretBoxFromEnv } from '@gateway/admin-kit';
 import { defineService, definePlugin, Errors, type GatewayCalls, type JobCall, JobServices, Services } from '@gateway/sdk';
@@ -17,6 +18,7 @@ import { handleFineTuning } from './fine-tuning.ts';
 import { parseBody } from './respond.ts';
 import { MIGRATIONS } from './tables.ts';
 import { TranslatedBatches } from './translated-batches.ts';
+import { TranslatedFineTuning } from './translated-fine-tuning.ts';
 
 export { MIGRATIONS } from './tables.ts';
 export { parseBatchInput } from './batch-input.ts';
@@ -68,11 +70,12 @@ export default definePlugin({
     );
     const translated = new TranslatedBatches({ database, files, box, owner: runner.owner });
     const batches = new GatewayBatches({ database, files, runner, box, translated });
+    const fineTuning = new TranslatedFineTuning({ database, files, box });
     api.provide(BatchServices.runner, runner);
     api.provide(JobServices.jobEndpoints, {
       maxBodyBytes,
       async handle(call: JobCall): Promise<Response> {
-        if (call.kind === 'fineTuning') return handleFineTuning(call);
+        if (call.kind === 'fineTuning') return handleFineTuning(call, fineTuning);
         if (call.native) {
           // The provider keeps them: checked as SPEC.md says, then forwarded unchanged.
           if (call.kind === 'batches' && call.method === 'POST' && call.path === '/batches') checkBatchBody(parseBody(call.body));

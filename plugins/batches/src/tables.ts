@@ -99,7 +99,45 @@ export const gatewayNativeBatches = defineTable('gateway_native_batches', {
   finalizer_expires_at: col.timestamp().nullable(),
 });
 
+/** OpenAI's fine_tuning.job states. */
+export const FINE_TUNING_STATES = ['validating_files', 'queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+
+/**
+ * A fine-tuning job translated to its provider's own fine-tuning API (docs/batches.md): the gateway's job id
+ * (`ftjob-…`), the provider's, the request as the client sent it, and the job as the provider last showed it.
+ */
+export const gatewayFineTuningJobs = defineTable(
+  'gateway_fine_tuning_jobs',
+  {
+    id: col.id(),
+    organisation_id: col.ref(),
+    workspace_id: col.ref(),
+    provider: col.string(64),
+    upstream_id: col.string(255),
+    model: col.string(255),
+    training_file: col.string(64),
+    validation_file: col.string(64).nullable(),
+    suffix: col.string(64).nullable(),
+    metadata: col.json<Record<string, string>>().nullable(),
+    /** Unix seconds (the job object's fields). */
+    created_at: col.bigint(),
+    status: col.enum(FINE_TUNING_STATES),
+    /** The provider's job no longer changes: the gateway stops asking. */
+    ended: col.bool(),
+    fine_tuned_model: col.string(255).nullable(),
+    finished_at: col.bigint().nullable(),
+    trained_tokens: col.bigint().nullable(),
+    hyperparameters: col.json<Json>(),
+    /** `{code, message, param}` of a failed job. */
+    error: col.json<Json>().nullable(),
+    /** The config the job's upstream calls use, sealed (it may hold a provider key). */
+    config: col.text(),
+  },
+  { indexes: [{ columns: ['workspace_id', 'created_at'] }] },
+);
+
 export const MIGRATIONS: readonly Migration[] = [
   { id: 'batches/0001', tables: [gatewayFiles, gatewayBatches, gatewayBatchResults] },
   { id: 'batches/0002', tables: [gatewayNativeBatches] },
+  { id: 'batches/0003', tables: [gatewayFineTuningJobs] },
 ];

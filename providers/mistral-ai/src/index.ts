@@ -2,17 +2,19 @@
  * Mistral AI (https://api.mistral.ai/v1): OpenAI's chat completions, embeddings and model list, over the shared
  * openai-compatible adapter, with the few documented differences translated (chat.ts, embed.ts, errors.ts).
  * Streams and the model list pass through unchanged; text completions (Mistral's FIM has another shape) and
- * moderations (another shape too) are not offered.
+ * moderations (another shape too) are not offered. Fine-tuning jobs are translated to Mistral's (fine-tuning.ts).
  */
 import { openAICompatible } from '@gateway/provider-openai-compatible';
 import { assistantPrefill, definePlugin, type EndpointTranslator, type ProviderAdapter } from '@gateway/sdk';
 import { mistralChatRequest, mistralChatResponse } from './chat.ts';
 import { mistralEmbedRequest } from './embed.ts';
 import { mistralError } from './errors.ts';
+import { mistralFineTuning } from './fine-tuning.ts';
 
 export { DROPPED_FIELDS, mistralChatRequest, mistralChatResponse, mistralToolCallId } from './chat.ts';
 export { mistralEmbedRequest } from './embed.ts';
 export { mistralError } from './errors.ts';
+export { fromMistralJob, mistralFineTuning, mistralHyperparameters, mistralJobBody } from './fine-tuning.ts';
 
 const base = openAICompatible({
   id: 'mistral-ai',
@@ -38,6 +40,8 @@ export const provider: ProviderAdapter = {
     embed: { ...embed, request: mistralEmbedRequest },
   },
   error: mistralError,
+  // OpenAI's fine-tuning jobs over Mistral's own fine-tuning API (fine-tuning.ts).
+  fineTuning: mistralFineTuning,
 };
 
 export default definePlugin({ setup: (api) => api.provider(provider) });

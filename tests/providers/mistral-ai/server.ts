@@ -1,6 +1,7 @@
 /**
  * A local Mistral AI API for tests: OpenAI's wire format as Mistral serves it (`/v1/chat/completions`,
- * `/v1/embeddings`, `/v1/models`, bearer key, OpenAI SSE closed by `data: [DONE]`), and refusing what Mistral refuses,
+ * `/v1/embeddings`, `/v1/models`, bearer key, OpenAI SSE closed by `data: [DONE]`), Mistral's own files and
+ * fine-tuning API (fine-tuning-server.ts), and refusing what Mistral refuses,
  * in Mistral's own error bodies, so that the gateway's translation is proven rather than assumed:
  *
  * - fields outside Mistral's request schemas, in the body or inside a message → 422
@@ -19,6 +20,7 @@
 import { embeddingFor, ERROR_MESSAGE } from '../../conformance/protocol.ts';
 import { answer, type NeutralRequest, pieces } from '../../conformance/protocol-answer.ts';
 import { isObj, type Obj, parseJson, type RecordedRequest, startMockServer } from '../../mocks/harness.ts';
+import { createFineTuning, handleFineTuning, type MistralFineTuning } from './fine-tuning-server.ts';
 
 export type { RecordedRequest };
 
@@ -51,6 +53,8 @@ export interface MistralTestServer {
   /** The base URL a custom host uses: `http://127.0.0.1:<port>/v1`. */
   baseUrl: string;
   requests: RecordedRequest[];
+  /** Uploaded files and fine-tuning jobs (fine-tuning-server.ts). */
+  fineTuning: MistralFineTuning;
   stop(): void;
 }
 
@@ -179,9 +183,11 @@ function embeddings(body: Obj): Response {
   return Response.json({ id: 'embd-conformance', object: 'list', data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens, completion_tokens: 0 } });
 }
 
-async function handle(request: Request, recorded: RecordedRequest, opts: ServerOptions): Promise<Response> {
+async function handle(request: Request, bytes: Uint8Array, recorded: RecordedRequest, opts: ServerOptions, fineTuning: MistralFineTuning): Promise<Response> {
   if (!/^Bearer \S+/.test(recorded.headers.authorization ?? '')) return Response.json({ message: 'Unauthorized', request_id: 'req-conformance' }, { status: 401 });
   if (request.method === 'GET' && recorded.path === '/v1/models') return Response.json({ object: 'list', data: MODELS });
+  const job = await handleFineTuning(fineTuning, request, recorded.path, bytes);
+  if (job) return job;
   const routes = ['/v1/chat/completions', '/v1/embeddings'];
   if (request.method !== 'POST' || !routes.includes(recorded.path)) return Response.json({ detail: 'Not Found' }, { status: 404 });
   const parsed = parseJson(recorded.body);
@@ -195,6 +201,7 @@ async function handle(request: Request, recorded: RecordedRequest, opts: ServerO
 }
 
 export function startMistralServer(opts: ServerOptions = {}): MistralTestServer {
-  const server = startMockServer({ handle: ({ request, entry }) => handle(request, entry as RecordedRequest, opts) });
-  return { port: server.port, baseUrl: `${server.url}/v1`, requests: server.requests, stop: server.stop };
+  const fineTuning = createFineTuning();
+  const server = startMockServer({ handle: ({ request, bytes, entry }) => handle(request, bytes, entry as RecordedRequest, opts, fineTuning) });
+  return { port: server.port, baseUrl: `${server.url}/v1`, requests: server.requests, fineTuning, stop: server.stop };
 }
