@@ -8,6 +8,7 @@ import { describe, expect, test } from 'bun:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { RequestLogServices } from '@gateway/plugin-request-log';
+import { startMcpSseUpstream } from '../mocks/mcp-upstream.ts';
 import { TEST_ADMIN_KEY, UPSTREAM_TOKEN, uniqueSlug, useMcpStack } from './support.ts';
 
 type View = Record<string, unknown>;
@@ -141,5 +142,37 @@ describe('the tool-call phase on MCP tool calls [sqlite]', () => {
     ]);
     expect(rows[1]?.message).toBe('The tool call was denied by guardrail "no-rm"');
     expect(rows[2]?.message).toBe('The tool result was denied by guardrail "no-classified"');
+  });
+
+  test('an SSE-transport upstream (the bridge): results judged in order, progress passed, a refused result withheld', async () => {
+    const s = get();
+    const sse = await startMcpSseUpstream(UPSTREAM_TOKEN);
+    try {
+      const integration = await s.admin<View>('POST', '/mcp-integrations', {
+        name: 'Old phase',
+        url: sse.url,
+        transport: 'sse',
+        auth: { type: 'header', header_name: 'Authorization', header_value: `Bearer ${UPSTREAM_TOKEN}` },
+      });
+      expect(integration.status).toBe(201);
+      const slug = uniqueSlug('old-phase');
+      expect((await s.admin('POST', '/mcp-servers', { name: 'Old phase', slug, mcp_integration_id: integration.body.id })).status).toBe(201);
+      const config = { output_guardrails: [{ id: 'no-classified', deny: true, 'default.regexMatch': { rule: '(?i)classified', not: true } }] };
+      const client = await connect(slug, { 'x-gateway-config': JSON.stringify(config) });
+      const progress: number[] = [];
+      const counted = await client.callTool({ name: 'count', arguments: { n: 2 } }, undefined, { onprogress: (p) => void progress.push(p.progress) });
+      expect(counted.content).toEqual([{ type: 'text', text: 'counted to 2' }]);
+      expect(progress).toEqual([1, 2]);
+      await expect(client.callTool({ name: 'echo', arguments: { text: 'classified' } })).rejects.toThrow(/The tool result was denied by guardrail "no-classified"/);
+      expect((await client.callTool({ name: 'echo', arguments: { text: 'open' } })).content).toEqual([{ type: 'text', text: 'echo: open' }]);
+      await client.close();
+      expect((await logRows(slug)).map((r): unknown[] => [r.status, r.outcome, r.by])).toEqual([
+        [200, 'ok', undefined],
+        [400, 'refused', 'guardrail_denied'],
+        [200, 'ok', undefined],
+      ]);
+    } finally {
+      await sse.close();
+    }
   });
 });
