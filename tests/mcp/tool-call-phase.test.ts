@@ -8,13 +8,14 @@ import { describe, expect, test } from 'bun:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { RequestLogServices } from '@gateway/plugin-request-log';
+import { E2E_DIALECTS } from '../helpers/e2e-database.ts';
 import { startMcpSseUpstream } from '../mocks/mcp-upstream.ts';
 import { TEST_ADMIN_KEY, UPSTREAM_TOKEN, uniqueSlug, useMcpStack } from './support.ts';
 
 type View = Record<string, unknown>;
 
-describe('the tool-call phase on MCP tool calls [sqlite]', () => {
-  const get = useMcpStack('sqlite');
+for (const dialect of E2E_DIALECTS) describe(`the tool-call phase on MCP tool calls [${dialect}]`, () => {
+  const get = useMcpStack(dialect);
 
   async function server(): Promise<string> {
     const s = get();
