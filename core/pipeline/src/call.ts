@@ -20,6 +20,7 @@ import { applyParamRules } from './params.ts';
 import { normaliseProviderError } from './provider-errors.ts';
 import { PassthroughUsage } from './streams/passthrough-usage.ts';
 import { asksUsageForClient, clientAskedUsage, withUsageRequested } from './stream-usage.ts';
+import { usageObjectOf } from './usage.ts';
 import { MalformedStreamError, NoContentError, readToFirstContent } from './streams/first-content.ts';
 import { OpenAiSsePassThrough, type StreamProcessor, TranslatingProcessor } from './streams/processors.ts';
 import { relayStream } from './streams/relay.ts';
@@ -337,15 +338,17 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
   }
   // An OpenAI-speaking provider: the bytes go back as they came, after a check that they are a whole JSON object
   // (a body cut short or invalid is a 502, retried or failed over like any).
-  if (!isJsonObjectText(text)) {
+  const checked = checkJsonObjectText(text);
+  if (checked === NOT_WHOLE) {
     const err = Errors.upstreamInvalid(providerId, 'expected a whole JSON object');
     return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(text, err) };
   }
-  return wholeAnswer(text, status, providerId, upstreamLatencyMs);
+  // The check parsed the answer: its usage goes with it, so that nothing reads the text for it again.
+  return wholeAnswer(text, status, providerId, upstreamLatencyMs, checked === UNPARSED ? undefined : usageObjectOf(checked));
 }
 
-function wholeAnswer(text: string, status: number, providerId: string, upstreamLatencyMs: number): AttemptResult {
-  return new WholeAnswer(text, status, providerId, upstreamLatencyMs);
+function wholeAnswer(text: string, status: number, providerId: string, upstreamLatencyMs: number, usage?: JsonObject): AttemptResult {
+  return new WholeAnswer(text, status, providerId, upstreamLatencyMs, usage);
 }
 
 function passthroughResult(
@@ -406,15 +409,20 @@ function passthroughResult(
 /** Answers up to this size are parsed whole to be checked (microseconds); larger ones (embeddings) by their ends. */
 const PARSED_CHECK_LIMIT = 65_536;
 
-/** Whether a provider's answer is a whole JSON object (issue #15: a cut or invalid body is retried like a 5xx). */
-function isJsonObjectText(text: string): boolean {
-  if (text.charCodeAt(firstNonSpace(text)) !== 123 /* { */ || text.charCodeAt(lastNonSpace(text)) !== 125 /* } */) return false;
-  if (text.length > PARSED_CHECK_LIMIT) return true;
+const NOT_WHOLE = Symbol('not a whole JSON object');
+const UNPARSED = Symbol('judged by its ends');
+
+/**
+ * Whether a provider's answer is a whole JSON object (issue #15: a cut or invalid body is retried like a 5xx): the
+ * parsed value when it was parsed to be checked, UNPARSED for a large answer judged by its ends, NOT_WHOLE otherwise.
+ */
+function checkJsonObjectText(text: string): unknown {
+  if (text.charCodeAt(firstNonSpace(text)) !== 123 /* { */ || text.charCodeAt(lastNonSpace(text)) !== 125 /* } */) return NOT_WHOLE;
+  if (text.length > PARSED_CHECK_LIMIT) return UNPARSED;
   try {
-    JSON.parse(text);
-    return true;
+    return JSON.parse(text);
   } catch {
-    return false;
+    return NOT_WHOLE;
   }
 }
 

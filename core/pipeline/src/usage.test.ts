@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { extractUsage, normaliseUsage } from './usage.ts';
+import { extractUsage, normaliseUsage, usageObjectOf } from './usage.ts';
 
 const sse = (...events: unknown[]) => events.map((e) => `data: ${typeof e === 'string' ? e : JSON.stringify(e)}\n\n`).join('');
 
@@ -130,4 +130,19 @@ describe('extractUsage', () => {
     const body = sse(...chunks, { choices: [], usage: { prompt_tokens: 12, completion_tokens: 20_000, total_tokens: 20_012 } }, '[DONE]');
     expect(extractUsage(body)).toEqual({ promptTokens: 12, completionTokens: 20_000, totalTokens: 20_012 });
   });
+});
+
+describe('usageObjectOf: the usage of an answer parsed anyway is the one extractUsage reads from its text', () => {
+  const answers = [
+    { id: 'x', choices: [], usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18, prompt_tokens_details: { cached_tokens: 2 } } },
+    { object: 'response', response: { usage: { input_tokens: 3, output_tokens: 4 } } },
+    // A usage without counts: the nested one is read, as from the text.
+    { usage: { note: 'none' }, response: { usage: { input_tokens: 1, output_tokens: 2 } } },
+    { usage: null },
+    { choices: [{ message: { content: 'no usage here' } }] },
+  ];
+  for (const answer of answers)
+    test(JSON.stringify(answer).slice(0, 60), () => {
+      expect(normaliseUsage(usageObjectOf(answer))).toEqual(extractUsage(JSON.stringify(answer)));
+    });
 });

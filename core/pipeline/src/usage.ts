@@ -73,6 +73,18 @@ function fromObject(value: unknown): TokenUsage | undefined {
   return normaliseUsage(o.usage) ?? normaliseUsage(o.response?.usage);
 }
 
+/**
+ * The usage object of a parsed JSON answer, the one `extractUsage` would read from its text (`usage`, else
+ * `response.usage`): for a caller that parsed the answer anyway.
+ */
+export function usageObjectOf(value: unknown): JsonObject | undefined {
+  const o = objectAt(value);
+  if (!o) return undefined;
+  if (normaliseUsage(o.usage)) return o.usage as JsonObject;
+  const nested = objectAt(o.response)?.usage;
+  return normaliseUsage(nested) ? (nested as JsonObject) : undefined;
+}
+
 /** The usage object a stream event carries (`usage`, or the responses API's `response.usage`), unparsed. */
 export function usageOfEvent(event: unknown): JsonObject | undefined {
   const o = objectAt(event);

@@ -17,9 +17,11 @@ export class WholeAnswer implements AttemptResult {
     readonly status: number,
     readonly providerId: string,
     readonly upstreamLatencyMs?: number,
+    /** The answer's `usage` object, when the answer was parsed anyway (then not looked for in the text again). */
+    usage?: SettledBody['usage'],
   ) {
     this.answer = { text, status, contentType: 'application/json' };
-    this.settled = Promise.resolve({ body: text });
+    this.settled = Promise.resolve(usage ? { body: text, usage } : { body: text });
   }
 
   get response(): Response {

@@ -170,7 +170,8 @@ export interface SettledBody {
   complete?: boolean;
   /**
    * The last `usage` object a stream's events carried, taken from the events the core parsed anyway (a stream's
-   * usage may lie beyond the size-capped `body`); undefined for whole answers, whose usage is read from `body`.
+   * usage may lie beyond the size-capped `body`), or a whole answer's `usage` when the core parsed that answer to check
+   * it; otherwise undefined, and a whole answer's usage is read from `body`.
    */
   usage?: JsonObject;
 }
