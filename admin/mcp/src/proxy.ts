@@ -5,8 +5,8 @@
  * of session). The gateway adds the upstream credentials, maps its own session ids to the upstream's, filters
  * tools/list by the server's allow and deny lists, refuses a call of a tool they exclude, and logs every tool call.
  */
-import { asGatewayError, describeToolCall, jsonRpcError, jsonRpcErrorMessage, readCappedText, stringsIn, textIn } from '@gateway/admin-kit';
-import { type AdminRequest, type AdminRoute, and, type Caller, eq, Errors, GatewayError, type Json, type ToolCall } from '@gateway/sdk';
+import { asGatewayError, describeToolCall, jsonRpcError, jsonRpcErrorMessage, readCappedText, stringsIn } from '@gateway/admin-kit';
+import { type AdminRequest, type AdminRoute, and, eq, Errors, GatewayError, type Json } from '@gateway/sdk';
 import { requireReader } from './access.ts';
 import type { McpContext } from './context.ts';
 import type { ServerRow } from './present.ts';
@@ -15,133 +15,15 @@ import { passEvents } from './sse.ts';
 import { SseBridge, type SseBridges } from './sse-bridge.ts';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { connectionSecretAt, mcpConnections, mcpIntegrations, mcpServers } from './tables.ts';
-import type { ToolCallOutcome } from './tool-log.ts';
+import { Exchange, isObject, type Message, type PendingCall, toolAllowed } from './exchange.ts';
 import { type Upstream, upstreamOf } from './upstream.ts';
 
 export const INVOKE_SCOPE = 'mcp_servers.invoke';
+export { toolAllowed } from './exchange.ts';
 
 const SESSION = 'mcp-session-id';
 /** Headers of the client's request passed on to the upstream (credentials are the gateway's, never the client's). */
 const FORWARDED = ['accept', 'mcp-protocol-version', 'last-event-id'] as const;
-
-type Message = Record<string, unknown>;
-const isObject = (v: unknown): v is Message => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-/** Whether the server's lists let `tool` be listed and called. */
-export function toolAllowed(server: Pick<ServerRow, 'allowed_tools' | 'denied_tools'>, tool: string): boolean {
-  if (server.denied_tools?.includes(tool)) return false;
-  return server.allowed_tools === null || server.allowed_tools.includes(tool);
-}
-
-interface PendingCall {
-  tool: string;
-  argumentsBytes: number;
-  request: string;
-  /** The call as the tool-call phase sees it (rate limits, guardrails); undefined when no stage is loaded. */
-  call?: ToolCall;
-}
-
-const isPromise = (value: unknown): value is Promise<unknown> => value instanceof Promise;
-
-/** One exchange's bookkeeping: the tool calls and tools/list requests it carries, answered by id. */
-class Exchange {
-  readonly calls = new Map<string, PendingCall>();
-  readonly lists = new Set<string>();
-  private readonly started = performance.now();
-  readonly traceId = crypto.randomUUID();
-
-  constructor(
-    private readonly ctx: McpContext,
-    private readonly server: ServerRow,
-    private readonly caller: Caller,
-  ) {}
-
-  get slug(): string {
-    return this.server.slug;
-  }
-
-  log(call: PendingCall, outcome: ToolCallOutcome, status: number, response: string | null, error: string | null, refusedBy?: string): void {
-    this.ctx.toolLog.record({
-      refusedBy,
-      caller: this.caller,
-      serverId: this.server.id,
-      serverSlug: this.server.slug,
-      tool: call.tool,
-      argumentsBytes: call.argumentsBytes,
-      request: call.request,
-      response,
-      outcome,
-      status,
-      error,
-      latencyMs: performance.now() - this.started,
-      traceId: this.traceId,
-    });
-  }
-
-  /** The call refused by a stage of the tool-call phase: logged with why. */
-  refused(call: PendingCall, refusal: GatewayError, reply: unknown): void {
-    this.log(call, 'refused', refusal.status, JSON.stringify(reply), refusal.message, refusal.code);
-  }
-
-  private logResult(call: PendingCall, message: Message): void {
-    const text = JSON.stringify(message.result ?? message.error);
-    if (isObject(message.error)) this.log(call, 'rpc_error', 200, text, String(message.error.message ?? 'error'));
-    else if (isObject(message.result) && message.result.isError === true) this.log(call, 'tool_error', 200, text, 'the tool reported an error');
-    else this.log(call, 'ok', 200, text, null);
-  }
-
-  /** A tool's result through the tool-call phase's after stages: a JSON-RPC error in its place when one refuses it. */
-  private async judged(pending: PendingCall, call: ToolCall, message: Message): Promise<unknown> {
-    const failed = isObject(message.error);
-    const result = (failed ? message.error : message.result) as Json;
-    const text = failed ? String((message.error as Message).message ?? '') : textIn(message.result) || stringsIn(isObject(message.result) ? message.result.structuredContent : undefined);
-    try {
-      await this.ctx.toolCalls.phase?.after(call, { result, text, isError: failed || (isObject(message.result) && message.result.isError === true) });
-    } catch (error) {
-      const refusal = asGatewayError(error);
-      const reply = jsonRpcErrorMessage(refusal, message.id);
-      this.refused(pending, refusal, reply);
-      return reply;
-    }
-    this.logResult(pending, message);
-    return undefined;
-  }
-
-  /**
-   * A message from the upstream: a filtered tools/list result or a refused tool result in its place, or undefined
-   * to send it unchanged. A promise when a tool result is judged by the tool-call phase.
-   */
-  readonly onMessage = (message: unknown): unknown => {
-    if (Array.isArray(message)) {
-      const settle = (done: unknown[]) => {
-        const out = done.map((m, i) => m ?? message[i]);
-        return out.some((m, i) => m !== message[i]) ? out : undefined;
-      };
-      const each = message.map((m) => this.onMessage(m));
-      return each.some(isPromise) ? Promise.all(each).then(settle) : settle(each);
-    }
-    if (!isObject(message) || !('id' in message) || !('result' in message || 'error' in message)) return undefined;
-    const id = JSON.stringify(message.id);
-    const pending = this.calls.get(id);
-    if (pending) {
-      this.calls.delete(id);
-      if (pending.call && this.ctx.toolCalls.phase?.wantsResult(pending.call)) return this.judged(pending, pending.call, message);
-      this.logResult(pending, message);
-      return undefined;
-    }
-    if (this.lists.delete(id) && isObject(message.result) && Array.isArray(message.result.tools)) {
-      const tools = message.result.tools.filter((t) => isObject(t) && typeof t.name === 'string' && toolAllowed(this.server, t.name));
-      return { ...message, result: { ...message.result, tools } };
-    }
-    return undefined;
-  };
-
-  /** Calls never answered (the upstream failed, the stream ended early, the client left). */
-  failRemaining(status: number, why: string): void {
-    for (const call of this.calls.values()) this.log(call, 'failed', status, null, why);
-    this.calls.clear();
-  }
-}
 
 export function proxyRoutes(ctx: McpContext, sessions: McpSessions, bridges: SseBridges): AdminRoute[] {
   const { database } = ctx;
