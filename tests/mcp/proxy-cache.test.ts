@@ -52,4 +52,26 @@ describe('MCP proxy reads [sqlite]', () => {
       spy.mockRestore();
     }
   }, 60_000);
+
+  test('a key of a workspace that is archived is refused by the next call: the kept reader check is dropped', async () => {
+    const s = get();
+    const made = await s.admin<{ id: string }>('POST', '/workspaces', { name: `Archived ${uniqueSlug('ws')}` });
+    expect(made.status).toBe(201);
+    const workspace = made.body.id;
+    const key = await s.admin<{ key: string }>('POST', '/api-keys', { name: 'mcp caller', type: 'workspace-service', workspace_id: workspace, scopes: ['mcp_servers.invoke'] });
+    expect(key.status).toBe(201);
+    const integration = await s.admin<{ id: string }>('POST', '/mcp-integrations', {
+      name: 'Archived',
+      workspace_id: workspace,
+      url: s.upstream.url,
+      auth: { type: 'header', header_name: 'Authorization', header_value: `Bearer ${UPSTREAM_TOKEN}` },
+    });
+    expect(integration.status).toBe(201);
+    const slug = uniqueSlug('archived');
+    expect((await s.admin('POST', '/mcp-servers', { name: 'Archived', slug, workspace_id: workspace, mcp_integration_id: integration.body.id })).status).toBe(201);
+    const { client } = await s.connect(slug, key.body.key);
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'before' } })).isError).toBeFalsy();
+    expect((await s.admin('PUT', `/workspaces/${workspace}`, { status: 'archived' })).status).toBe(200);
+    await expect(client.callTool({ name: 'echo', arguments: { text: 'after' } })).rejects.toThrow(/No such MCP server/);
+  }, 60_000);
 });
