@@ -176,4 +176,39 @@ for (const dialect of E2E_DIALECTS) describe(`the tool-call phase on MCP tool ca
       await sse.close();
     }
   });
+
+  test("the workspace's default config judges calls that name none", async () => {
+    const s = get();
+    const made = await s.admin<View>('POST', '/workspaces', { name: `Guarded ${uniqueSlug('ws')}` });
+    expect(made.status).toBe(201);
+    const workspace = String(made.body.id);
+    const key = await s.admin<View>('POST', '/api-keys', { name: 'guarded caller', type: 'workspace-service', workspace_id: workspace, scopes: ['mcp_servers.invoke'] });
+    expect(key.status).toBe(201);
+    const saved = await s.admin('POST', '/configs', {
+      name: 'Tool guard',
+      workspace_id: workspace,
+      is_default: true,
+      config: { input_guardrails: [{ id: 'no-drop', deny: true, 'default.regexMatch': { rule: '(?i)drop table', not: true } }] },
+    });
+    expect(saved.status).toBe(201);
+    const integration = await s.admin<View>('POST', '/mcp-integrations', {
+      name: 'Guarded',
+      workspace_id: workspace,
+      url: s.upstream.url,
+      auth: { type: 'header', header_name: 'Authorization', header_value: `Bearer ${UPSTREAM_TOKEN}` },
+    });
+    expect(integration.status).toBe(201);
+    const slug = uniqueSlug('guarded');
+    expect((await s.admin('POST', '/mcp-servers', { name: 'Guarded', slug, workspace_id: workspace, mcp_integration_id: integration.body.id })).status).toBe(201);
+    const client = new Client({ name: 'phase-test-client', version: '0.0.1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`http://gateway.test/v1/mcp/${slug}`), {
+        fetch: (url, init) => s.gw.handle(new Request(String(url), init)),
+        requestInit: { headers: { 'x-gateway-api-key': String(key.body.key) } },
+      }),
+    );
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'select 1' } })).content).toEqual([{ type: 'text', text: 'echo: select 1' }]);
+    await expect(client.callTool({ name: 'echo', arguments: { text: 'DROP TABLE users' } })).rejects.toThrow(/denied by guardrail \\?"no-drop/);
+    await client.close();
+  });
 });
