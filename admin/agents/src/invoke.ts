@@ -5,14 +5,15 @@
  * answer: JSON as it came, or a server-sent-event stream relayed chunk by chunk as the upstream sends it. Each call
  * is one request-log row (call-log.ts).
  */
-import { asGatewayError, describeToolCall, jsonRpcError, jsonRpcErrorMessage, readCappedText, textIn } from '@gateway/admin-kit';
-import { type AdminRequest, type AdminRoute, and, eq, Errors, GatewayError, type Json, type ToolCall } from '@gateway/sdk';
-import { agentText, FORWARDED_METHODS, isObject, STREAMING_METHODS, type TaskSeen, taskOf } from './a2a-messages.ts';
+import { jsonRpcError, readCappedText } from '@gateway/admin-kit';
+import { type AdminRequest, type AdminRoute, and, eq, Errors, GatewayError } from '@gateway/sdk';
+import { FORWARDED_METHODS, isObject, STREAMING_METHODS, type TaskSeen, taskOf } from './a2a-messages.ts';
 import type { AgentsContext } from './context.ts';
 import type { ServerRow } from './present.ts';
 import { serverUserIds, usableIntegration } from './routes/servers.ts';
 import { agentServers } from './tables.ts';
 import { credentialHeaders, requiredUserCredential } from './credentials.ts';
+import { answerJudge, beforeAgentCall, type Judge, type Withheld } from './tool-phase.ts';
 import { guardedFetch } from './upstream.ts';
 
 export const INVOKE_SCOPE = 'agents.invoke';
@@ -22,17 +23,7 @@ const FORWARDED_HEADERS = ['a2a-version', 'a2a-extensions', 'x-a2a-extensions'] 
 /** The most of a stream kept for the log's response body. */
 const LOGGED_STREAM_BYTES = 65_536;
 const EVENT_END = /\r\n\r\n|\n\n|\r\r/;
-/** The methods that call the agent (the tool-call phase: rate limits, guardrails); reading or cancelling a task does not. */
-const AGENT_CALL_METHODS: ReadonlySet<string> = new Set(['message/send', 'message/stream', 'SendMessage', 'SendStreamingMessage']);
 const encoder = new TextEncoder();
-
-/** A refusal by the tool-call phase's after stages: the error, and the JSON-RPC reply in place of the answer. */
-interface Withheld {
-  refusal: GatewayError;
-  reply: unknown;
-}
-/** Judges one JSON-RPC message of the answer: what replaces it when refused, undefined when it passes. */
-type Judge = (message: Record<string, unknown>) => Promise<Withheld | undefined>;
 
 const rpcError = (id: unknown, code: number, message: string) => Response.json({ jsonrpc: '2.0', id: id ?? null, error: { code, message } });
 
@@ -99,36 +90,14 @@ export function invokeRoutes(ctx: AgentsContext): AdminRoute[] {
         });
 
       // Calls of the agent go through the tool-call phase (rate limits, guardrails on the message) before the upstream.
-      const phase = ctx.toolCalls.phase;
-      let toolCall: ToolCall | undefined;
-      if (phase?.active && AGENT_CALL_METHODS.has(method)) {
-        try {
-          const params = (isObject(body.params) ? body.params : {}) as Json;
-          toolCall = describeToolCall(req, ctx.toolCalls, { kind: 'a2a', method, server: { id: server.id, slug: server.slug }, tool: server.slug, arguments: params, text: textIn(params), traceId });
-          await phase.before(toolCall);
-        } catch (error) {
-          const refusal = asGatewayError(error);
-          log(refusal.status, JSON.stringify(jsonRpcErrorMessage(refusal, body.id)), { taskId: null, state: null }, null, refusal.message, false, refusal);
-          const refused = jsonRpcError(refusal, body.id);
-          refused.headers.set('x-gateway-trace-id', traceId);
-          return refused;
-        }
+      const { call, withheld: refused } = await beforeAgentCall(req, ctx, server, body, traceId);
+      if (refused) {
+        log(refused.refusal.status, JSON.stringify(refused.reply), { taskId: null, state: null }, null, refused.refusal.message, false, refused.refusal);
+        const answer = jsonRpcError(refused.refusal, body.id);
+        answer.headers.set('x-gateway-trace-id', traceId);
+        return answer;
       }
-      const call = toolCall;
-      const judge: Judge | undefined =
-        call && phase?.wantsResult(call)
-          ? async (message) => {
-              const failed = isObject(message.error);
-              const result = (failed ? message.error : message.result) as Json;
-              try {
-                await phase.after(call, { result, text: failed ? String((message.error as Record<string, unknown>).message ?? '') : agentText(message.result), isError: failed });
-                return undefined;
-              } catch (error) {
-                const refusal = asGatewayError(error);
-                return { refusal, reply: jsonRpcErrorMessage(refusal, body.id) };
-              }
-            }
-          : undefined;
+      const judge = answerJudge(ctx, call, body.id);
 
       const headers: Record<string, string> = {
         'content-type': 'application/json',
