@@ -3,10 +3,8 @@
  * so the URL is checked against private addresses at connect time, and no redirect is followed), `initialize`, then
  * `tools/list`, `resources/list` and `prompts/list` for the capabilities the server declares, every page.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OutboundGuard } from '@gateway/sdk';
+import { loadMcpClient } from './mcp-sdk.ts';
 import type { Upstream } from './upstream.ts';
 
 export interface McpMetadata {
@@ -41,6 +39,7 @@ export async function readMetadata(upstream: Upstream, guard: OutboundGuard, tim
   const fetch = (input: string | URL, init?: RequestInit) => guard.fetch(input, init);
   const requestInit: RequestInit = { headers: { ...upstream.headers } };
   let negotiated: string | null = null;
+  const { Client, SSEClientTransport, StreamableHTTPClientTransport } = await loadMcpClient();
   const transport =
     upstream.transport === 'sse' ? new SSEClientTransport(url, { fetch, requestInit }) : new StreamableHTTPClientTransport(url, { fetch, requestInit });
   // The client tells the transport the protocol version it agreed on; keep a copy for the metadata.

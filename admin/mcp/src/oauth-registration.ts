@@ -5,11 +5,10 @@
  * one is issued) is sealed in the integration's `auth_secret` like a configured client, and reused until the callback
  * URL or the authorization server changes or the secret expires; then the gateway registers again.
  */
-import { registerClient } from '@modelcontextprotocol/sdk/client/auth.js';
-import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { SecretBox } from '@gateway/admin-kit';
 import { and, type Database, eq, Errors, isNull } from '@gateway/sdk';
+import { loadMcpAuth } from './mcp-sdk.ts';
 import { authSecretAt, mcpIntegrations } from './tables.ts';
 import type { IntegrationRow } from './upstream.ts';
 
@@ -38,7 +37,7 @@ export interface RegistrationDeps {
   fetchFn: (url: string | URL, init?: RequestInit) => Promise<Response>;
 }
 
-const describe = (error: unknown) =>
+const describe = (error: unknown, OAuthError: typeof import('@modelcontextprotocol/sdk/server/auth/errors.js').OAuthError) =>
   error instanceof OAuthError ? `${error.errorCode}${error.message ? `: ${error.message}` : ''}` : error instanceof Error ? error.message : String(error);
 
 /** The stored client when it can be used for this authorization server and callback. */
@@ -79,6 +78,7 @@ export async function registerGateway(
       `This MCP integration has no client_id and its authorization server (${authorizationServer}) offers no dynamic client registration (no registration_endpoint in its metadata): set auth.client_id`,
       'auth.client_id',
     );
+  const { registerClient, OAuthError } = await loadMcpAuth();
   let answer: Awaited<ReturnType<typeof registerClient>>;
   try {
     answer = await registerClient(authorizationServer, {
@@ -94,7 +94,7 @@ export async function registerGateway(
       fetchFn: deps.fetchFn,
     });
   } catch (error) {
-    throw Errors.upstreamInvalid('mcp oauth', `dynamic client registration at ${metadata.registration_endpoint} failed: ${describe(error)}`);
+    throw Errors.upstreamInvalid('mcp oauth', `dynamic client registration at ${metadata.registration_endpoint} failed: ${describe(error, OAuthError)}`);
   }
   const client: ReadyClient = {
     client_id: answer.client_id,

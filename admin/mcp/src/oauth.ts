@@ -9,11 +9,11 @@
  * sends the access token, refreshed with the refresh token once expired. Every request to the upstream and its
  * authorization server goes through the outbound guard.
  */
-import { discoverOAuthServerInfo, exchangeAuthorization, refreshAuthorization, startAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { AuthorizationServerMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { Errors, eq, type OutboundGuard, type StateStore } from '@gateway/sdk';
 import type { SecretBox } from '@gateway/admin-kit';
 import type { Database } from '@gateway/sdk';
+import { loadMcpAuth } from './mcp-sdk.ts';
 import { type ReadyClient, registerGateway, type StoredClient, usableClient } from './oauth-registration.ts';
 import { authSecretAt, connectionSecretAt, mcpConnections } from './tables.ts';
 import type { IntegrationRow } from './upstream.ts';
@@ -87,6 +87,7 @@ export class McpOAuth {
   async authorize(integration: IntegrationRow, server: { id: string; organisation_id: string; workspace_id: string }, userId: string, requestOrigin?: string): Promise<string> {
     const stored = storedClientOf(integration, this.deps.box);
     const redirectUrl = this.redirect(requestOrigin);
+    const { discoverOAuthServerInfo, startAuthorization } = await loadMcpAuth();
     let info: Awaited<ReturnType<typeof discoverOAuthServerInfo>>;
     try {
       info = await discoverOAuthServerInfo(integration.url, { fetchFn: this.fetchFn });
@@ -132,6 +133,7 @@ export class McpOAuth {
     const client = oauthClientOf(integration, this.deps.box);
     if (pending.clientId !== undefined && client.client_id !== pending.clientId)
       throw Errors.conflict('The MCP integration\'s OAuth client changed while you were authorising (it was registered again or reconfigured): start the connection again');
+    const { exchangeAuthorization } = await loadMcpAuth();
     let tokens: Awaited<ReturnType<typeof exchangeAuthorization>>;
     try {
       tokens = await exchangeAuthorization(pending.authorizationServer, {
@@ -181,6 +183,7 @@ export class McpOAuth {
     const tokens = this.deps.box().openJson<OAuthTokens>(sealed, connectionSecretAt(connectionId));
     if (tokens.expires_at === undefined || tokens.expires_at > Date.now() + 5_000 || !tokens.refresh_token) return tokens.access_token;
     const client = oauthClientOf(integration, this.deps.box);
+    const { discoverOAuthServerInfo, refreshAuthorization } = await loadMcpAuth();
     const info = await discoverOAuthServerInfo(integration.url, { fetchFn: this.fetchFn });
     const fresh = await refreshAuthorization(info.authorizationServerUrl, {
       metadata: info.authorizationServerMetadata,

@@ -7,9 +7,10 @@
  * what the server sends while no POST is waiting. Another process (or one restarted) does not have the bridge: the
  * client gets 404 and starts a new session, as MCP says.
  */
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import type { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { OutboundGuard } from '@gateway/sdk';
+import { loadMcpClient } from './mcp-sdk.ts';
 import type { Upstream } from './upstream.ts';
 
 const encoder = new TextEncoder();
@@ -30,6 +31,7 @@ export class SseBridge {
 
   static async open(upstream: Upstream, guard: OutboundGuard): Promise<SseBridge> {
     const fetch = (input: string | URL, init?: RequestInit) => guard.fetch(input, init);
+    const { SSEClientTransport } = await loadMcpClient();
     const transport = new SSEClientTransport(new URL(upstream.url), { fetch, requestInit: { headers: { ...upstream.headers } } });
     const bridge = new SseBridge(transport);
     await transport.start();
