@@ -8,9 +8,7 @@
  * configs using the same `$id` never collide.
  */
 import { Type } from '@sinclair/typebox';
-import Ajv, { type ValidateFunction } from 'ajv';
-import Ajv2019 from 'ajv/dist/2019';
-import Ajv2020 from 'ajv/dist/2020';
+import type { ValidateFunction } from 'ajv';
 import { defineCheck } from '../check.ts';
 import { compileRegex } from '../regex.ts';
 import { judgedText } from '../text.ts';
@@ -23,6 +21,17 @@ const re2Engine = Object.assign(
   },
   { code: 're2js' },
 );
+
+/**
+ * Ajv (about 9 MB resident with its three dialects) is loaded when the first schema is compiled, not at start: a
+ * gateway whose configs use no jsonSchema check never carries it (issue #24, memory). `require` keeps compileSchema
+ * synchronous, as the config checks calling it are.
+ */
+const loadAjv = () => ({
+  Ajv: (require('ajv') as typeof import('ajv')).default,
+  Ajv2019: (require('ajv/dist/2019') as typeof import('ajv/dist/2019')).default,
+  Ajv2020: (require('ajv/dist/2020') as typeof import('ajv/dist/2020')).default,
+});
 
 const byObject = new WeakMap<object, ValidateFunction>();
 const byContent = new Map<string, ValidateFunction>();
@@ -38,6 +47,7 @@ function ajvFor(schema: Record<string, unknown>) {
     code: { regExp: re2Engine },
   };
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
+  const { Ajv, Ajv2019, Ajv2020 } = loadAjv();
   if (dialect.includes('2020-12')) return new Ajv2020(options);
   if (dialect.includes('2019-09')) return new Ajv2019(options);
   return new Ajv(options);
