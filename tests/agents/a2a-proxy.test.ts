@@ -106,7 +106,7 @@ for (const dialect of E2E_DIALECTS) {
       const cancelled = await client.cancelTask({ tenant: '', id: started.id, metadata: undefined });
       expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
       await s.gw.service(RequestLogServices.queue).flush();
-      const rows = await s.db.query(`SELECT endpoint FROM request_logs WHERE path = '/agent-servers/${id}/a2a' ORDER BY created_at`);
+      const rows = await s.db.query(`SELECT endpoint FROM request_logs WHERE path = '/agent-servers/${id}/a2a' ORDER BY created_at, id`);
       expect(rows.map((r) => r.endpoint).sort()).toEqual(['a2a.message/send', 'a2a.tasks/cancel', 'a2a.tasks/get']);
     });
 

@@ -50,7 +50,7 @@ describe('the tool-call phase on agent calls [sqlite]', () => {
   async function logRows(id: string) {
     const s = get();
     await s.gw.service(RequestLogServices.queue).flush();
-    const rows = await s.db.query(`SELECT status, endpoint, error_code, error_message, metadata FROM request_logs WHERE path = '/agent-servers/${id}/a2a' ORDER BY created_at`);
+    const rows = await s.db.query(`SELECT status, endpoint, error_code, error_message, metadata FROM request_logs WHERE path = '/agent-servers/${id}/a2a' ORDER BY created_at, id`);
     return rows.map((r) => {
       const metadata = (typeof r.metadata === 'string' ? JSON.parse(r.metadata) : r.metadata) as Record<string, string>;
       return { status: Number(r.status), endpoint: r.endpoint, code: r.error_code, message: r.error_message as string | null, outcome: metadata.a2a_outcome, by: metadata.a2a_refused_by };

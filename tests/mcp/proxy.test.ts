@@ -120,7 +120,7 @@ for (const dialect of E2E_DIALECTS) {
 
       await s.gw.service(RequestLogServices.queue).flush();
       const rows = await s.db.query(
-        `SELECT model, status, provider, provider_slug, error_code, metadata FROM request_logs WHERE endpoint = 'mcp.tools/call' AND provider_slug = '${slug}' ORDER BY created_at`,
+        `SELECT model, status, provider, provider_slug, error_code, metadata FROM request_logs WHERE endpoint = 'mcp.tools/call' AND provider_slug = '${slug}' ORDER BY created_at, id`,
       );
       const seen = rows.map((r) => {
         const metadata = (typeof r.metadata === 'string' ? JSON.parse(r.metadata) : r.metadata) as Record<string, string>;

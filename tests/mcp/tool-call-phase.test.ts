@@ -46,7 +46,7 @@ for (const dialect of E2E_DIALECTS) describe(`the tool-call phase on MCP tool ca
     const s = get();
     await s.gw.service(RequestLogServices.queue).flush();
     const rows = await s.db.query(
-      `SELECT model, status, error_code, error_message, metadata FROM request_logs WHERE endpoint = 'mcp.tools/call' AND provider_slug = '${slug}' ORDER BY created_at`,
+      `SELECT model, status, error_code, error_message, metadata FROM request_logs WHERE endpoint = 'mcp.tools/call' AND provider_slug = '${slug}' ORDER BY created_at, id`,
     );
     return rows.map((r) => {
       const metadata = (typeof r.metadata === 'string' ? JSON.parse(r.metadata) : r.metadata) as Record<string, string>;
