@@ -137,15 +137,16 @@ async function attemptsFrom(
   let continuing: Continuing | undefined = sent === undefined ? undefined : continuingAttempt(provider, target, body, sent);
   for (let retry = first; ; retry++) {
     const started = performance.now();
-    const attempt: Attempt = {
+    // The optional members are set after, not spread in: a spread allocates and copies an object each (per attempt).
+    const attempt: { -readonly [K in keyof Attempt]: Attempt[K] } = {
       index,
       target,
       provider,
       retry,
       body: continuing ? continuing.body : body,
       integrationId: resolved.integrationId,
-      ...(continuing ? { continuation: continuing.continuation } : {}),
     };
+    if (continuing) attempt.continuation = continuing.continuation;
     const result = await runAttempt(req, attempt, deps, 0);
     const record: AttemptRecord = {
       index,
@@ -155,9 +156,9 @@ async function attemptsFrom(
       latencyMs: performance.now() - started,
       error: result.error?.message,
       integrationId: resolved.integrationId,
-      ...(resolved.providerSlug === undefined ? {} : { providerSlug: resolved.providerSlug }),
-      ...(continuing ? { continued: continuing.continuation.mode } : {}),
     };
+    if (resolved.providerSlug !== undefined) record.providerSlug = resolved.providerSlug;
+    if (continuing) record.continued = continuing.continuation.mode;
     log.push(record);
     // A target that refuses the prefill regenerates the answer at once (a change of request, not a retry).
     if (continuing?.continuation.mode === 'prefill' && refusesPrefill(result) && log.length < ROUTING_LIMITS.maxAttemptsPerRequest) {
