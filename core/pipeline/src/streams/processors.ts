@@ -98,19 +98,27 @@ export class OpenAiSsePassThrough implements StreamProcessor {
   private check(lines: string): number | undefined {
     let start = 0;
     this.lastEventEnd = 0;
+    // hideUsage: where the raw lines of the event being gathered start in `lines` (added to eventRaw at its end).
+    let rawFrom = 0;
+    // Offsets rather than a slice per line: only a data line's payload is cut out.
     while (start < lines.length) {
       let end = lines.indexOf('\n', start);
       if (end < 0) end = lines.length;
-      let line = lines.slice(start, end);
-      if (this.hideUsage) this.eventRaw += lines.slice(start, end + 1);
-      start = end + 1;
-      if (line.endsWith('\r')) line = line.slice(0, -1);
-      if (line === '') {
+      let lineEnd = end;
+      if (lineEnd > start && lines.charCodeAt(lineEnd - 1) === 13 /* \r */) lineEnd--;
+      const next = end + 1;
+      if (lineEnd === start) {
+        if (this.hideUsage) {
+          this.eventRaw += lines.slice(rawFrom, next);
+          rawFrom = next;
+        }
         if (!this.endEvent()) return this.lastEventEnd;
-        this.lastEventEnd = Math.min(start, lines.length);
+        this.lastEventEnd = Math.min(next, lines.length);
         if (this.hideUsage) this.sendEvent();
-      } else if (line.startsWith('data:')) this.data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
+      } else if (lines.startsWith('data:', start)) this.data.push(lines.slice(lines.charCodeAt(start + 5) === 32 ? start + 6 : start + 5, lineEnd));
+      start = next;
     }
+    if (this.hideUsage && rawFrom < lines.length) this.eventRaw += lines.slice(rawFrom);
     return undefined;
   }
 
