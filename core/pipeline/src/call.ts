@@ -12,6 +12,7 @@ import {
   WholeAnswer,
 } from '@gateway/sdk';
 import { track, untrack, type Watch } from './deadlines.ts';
+import { FailedAttempt } from './failed-attempt.ts';
 import { forwardedHeaders, passthroughHeaders, relayedResponseHeaders, retryAfterMs } from './headers.ts';
 import type { HostGuard, Route } from './host-guard.ts';
 import { callMessagesOverChat, translatesMessages } from './messages/attempt.ts';
@@ -188,7 +189,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
     prepared.call = authorized instanceof Promise ? await authorized : authorized;
   } catch (error) {
     const err = GatewayError.from(error, { phase: 'prepare', plugin: providerId });
-    return { response: err.toResponse(), status: err.status, providerId, error: err, settled: settledNow(undefined, err) };
+    return new FailedAttempt(err, err.status, providerId);
   }
   const { call, translator } = prepared;
   if (translator?.request) ctx.model = typeof prepared.body?.model === 'string' ? prepared.body.model : ctx.model;
@@ -206,7 +207,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
       : guard.byFirstToken
         ? Errors.firstTokenTimeout(providerId, guard.firstTokenMs as number)
         : Errors.timeout(timeoutMs);
-    return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(undefined, err) };
+    return new FailedAttempt(err, err.status, providerId, upstreamLatencyMs);
   };
 
   const started = performance.now();
@@ -226,7 +227,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
     if (error instanceof GatewayError && !req.signal.aborted) {
       // Refused by the guard (a URL whose origin is not the custom host's): no connection was made.
       guard.release();
-      return { response: error.toResponse(), status: error.status, providerId, error, settled: settledNow(undefined, error) };
+      return new FailedAttempt(error, error.status, providerId);
     }
     return unreachable(error);
   }
@@ -249,7 +250,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
     }
     guard.release();
     const err = normaliseProviderError(attempt.provider, status, text);
-    return { response: err.toResponse(), status, providerId, error: err, upstreamLatencyMs, retryAfterMs: retryAfter, settled: settledNow(text, err) };
+    return new FailedAttempt(err, status, providerId, upstreamLatencyMs, retryAfter, text);
   }
 
   const isEventStream = (upstream.headers.get('content-type') ?? '').includes('text/event-stream') ||
@@ -267,7 +268,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
     if (first.done) {
       guard.release();
       const err = Errors.upstreamUnreachable(providerId, 'the stream ended before its first byte');
-      return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(undefined, err) };
+      return new FailedAttempt(err, err.status, providerId, upstreamLatencyMs);
     }
     let processor: StreamProcessor;
     if (translator?.stream?.toChunks)
@@ -286,7 +287,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
         guard.release();
         controller.abort();
         const err = Errors.upstreamInvalid(providerId, error.message);
-        return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(undefined, err) };
+        return new FailedAttempt(err, err.status, providerId, upstreamLatencyMs);
       }
       if (read.ended) {
         guard.release();
@@ -332,7 +333,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
       mapped = translator.response(JSON.parse(text), ctx);
     } catch (error) {
       const err = Errors.upstreamInvalid(providerId, describe(error));
-      return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(text, err) };
+      return new FailedAttempt(err, err.status, providerId, upstreamLatencyMs, undefined, text);
     }
     return wholeAnswer(JSON.stringify(mapped), status, providerId, upstreamLatencyMs);
   }
@@ -341,7 +342,7 @@ export async function callProvider(req: GatewayRequest, attempt: Attempt, opts: 
   const checked = checkJsonObjectText(text);
   if (checked === NOT_WHOLE) {
     const err = Errors.upstreamInvalid(providerId, 'expected a whole JSON object');
-    return { response: err.toResponse(), status: err.status, providerId, error: err, upstreamLatencyMs, settled: settledNow(text, err) };
+    return new FailedAttempt(err, err.status, providerId, upstreamLatencyMs, undefined, text);
   }
   // The check parsed the answer: its usage goes with it, so that nothing reads the text for it again.
   return wholeAnswer(text, status, providerId, upstreamLatencyMs, checked === UNPARSED ? undefined : usageObjectOf(checked));

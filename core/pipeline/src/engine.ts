@@ -15,6 +15,7 @@ import {
   type TargetConfig,
 } from '@gateway/sdk';
 import { type CallOptions, ClientGoneError, callProvider } from './call.ts';
+import { FailedAttempt } from './failed-attempt.ts';
 import { GENERIC_INHERITANCE, type Inheritance } from './inherit.ts';
 import { applyParamRules } from './params.ts';
 import { brokenResult, type Continuing, continuingAttempt, refusesPrefill, regenerating } from './resume.ts';
@@ -81,6 +82,7 @@ function routed(result: AttemptResult, index: string, retries: number): RoutedRe
 /** Discards an answer that will not be sent (its body would otherwise hold a connection). */
 function discard(result: AttemptResult): void {
   if (result.answer) return; // a whole answer holds no connection
+  if (result instanceof FailedAttempt && !result.responseBuilt) return; // nor does a failure never serialised
   result.response.body?.cancel().catch(() => {});
 }
 
