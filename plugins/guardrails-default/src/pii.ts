@@ -20,7 +20,8 @@
  * A match must not touch a letter or digit on either side. Where two entities overlap, the one earlier in the list
  * creditCard, usSsn, ukNino, email, phone wins.
  */
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+import { re2 } from './regex.ts';
 
 export const PII_ENTITIES = ['email', 'phone', 'creditCard', 'usSsn', 'ukNino'] as const;
 export type PiiEntity = (typeof PII_ENTITIES)[number];
@@ -37,6 +38,12 @@ export interface PiiSpan {
   entity: PiiEntity;
   start: number;
   end: number;
+}
+
+/** A pattern compiled on first use: re2js is loaded by the first PII check, not at start (regex.ts). */
+function lazy<T>(make: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= make());
 }
 
 const ALNUM = /[\p{L}\p{N}]/u;
@@ -96,10 +103,10 @@ export function isCardNumber(digits: string): boolean {
   return digits.length >= 13 && digits.length <= 19 && luhnValid(digits) && cardBrand(digits) !== undefined;
 }
 
-const DIGIT_RUN = RE2JS.compile('\\d(?:[ -]?\\d)*');
+const DIGIT_RUN = lazy(() => re2().compile('\\d(?:[ -]?\\d)*'));
 
 function findCards(text: string, out: PiiSpan[]): void {
-  for (const run of matches(DIGIT_RUN, text)) {
+  for (const run of matches(DIGIT_RUN(), text)) {
     if (!isolated(text, run.start, run.end)) continue;
     // Groups of digits with their offsets inside the run.
     const groups: { start: number; end: number }[] = [];
@@ -138,7 +145,7 @@ function findCards(text: string, out: PiiSpan[]): void {
 
 // ---- national ids -------------------------------------------------------------------------------------------
 
-const SSN = RE2JS.compile('\\d{3}([- ])\\d{2}([- ])\\d{4}');
+const SSN = lazy(() => re2().compile('\\d{3}([- ])\\d{2}([- ])\\d{4}'));
 
 export function isUsSsn(value: string): boolean {
   const m = /^(\d{3})([- ])(\d{2})([- ])(\d{4})$/.exec(value);
@@ -147,7 +154,7 @@ export function isUsSsn(value: string): boolean {
   return area !== 0 && area !== 666 && area < 900 && m[3] !== '00' && m[5] !== '0000';
 }
 
-const NINO = RE2JS.compile('[A-Z]{2} ?\\d{2} ?\\d{2} ?\\d{2} ?[A-D]');
+const NINO = lazy(() => re2().compile('[A-Z]{2} ?\\d{2} ?\\d{2} ?\\d{2} ?[A-D]'));
 const NINO_BAD_PREFIX = new Set(['BG', 'GB', 'KN', 'NK', 'NT', 'TN', 'ZZ']);
 
 export function isUkNino(value: string): boolean {
@@ -159,18 +166,20 @@ export function isUkNino(value: string): boolean {
 
 // ---- email and phone ----------------------------------------------------------------------------------------
 
-const EMAIL = RE2JS.compile(
-  "[A-Za-z0-9._%+'-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\\.[A-Za-z]{2,63}",
+const EMAIL = lazy(() =>
+  re2().compile(
+    "[A-Za-z0-9._%+'-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\\.[A-Za-z]{2,63}",
+  ),
 );
 
-const PHONES = [
+const PHONES = lazy(() => [
   // international, leading +
-  RE2JS.compile('\\+\\d{1,3}(?:[ .-]?\\(?\\d{1,5}\\)?){1,6}'),
+  re2().compile('\\+\\d{1,3}(?:[ .-]?\\(?\\d{1,5}\\)?){1,6}'),
   // North America with separators
-  RE2JS.compile('(?:\\+?1[ .-]?)?(?:\\(\\d{3}\\)[ .-]?|\\d{3}[ .-])\\d{3}[ .-]\\d{4}'),
+  re2().compile('(?:\\+?1[ .-]?)?(?:\\(\\d{3}\\)[ .-]?|\\d{3}[ .-])\\d{3}[ .-]\\d{4}'),
   // UK, leading 0, in groups
-  RE2JS.compile('0\\d{2,4}(?:[ -]\\d{2,6}){1,3}'),
-];
+  re2().compile('0\\d{2,4}(?:[ -]\\d{2,6}){1,3}'),
+]);
 
 function phoneOk(value: string): boolean {
   const digits = digitsOf(value).length;
@@ -197,13 +206,13 @@ export function findPii(text: string, entities: ReadonlySet<PiiEntity>): PiiSpan
     for (const c of cards) add(c.entity, c.start, c.end);
   }
   if (entities.has('usSsn') && hasDigit)
-    for (const m of matches(SSN, text)) if (isolated(text, m.start, m.end) && isUsSsn(m.value)) add('usSsn', m.start, m.end);
+    for (const m of matches(SSN(), text)) if (isolated(text, m.start, m.end) && isUsSsn(m.value)) add('usSsn', m.start, m.end);
   if (entities.has('ukNino') && hasDigit)
-    for (const m of matches(NINO, text)) if (isolated(text, m.start, m.end) && isUkNino(m.value)) add('ukNino', m.start, m.end);
+    for (const m of matches(NINO(), text)) if (isolated(text, m.start, m.end) && isUkNino(m.value)) add('ukNino', m.start, m.end);
   if (entities.has('email') && text.includes('@'))
-    for (const m of matches(EMAIL, text)) add('email', m.start, m.end);
+    for (const m of matches(EMAIL(), text)) add('email', m.start, m.end);
   if (entities.has('phone') && hasDigit)
-    for (const re of PHONES)
+    for (const re of PHONES())
       for (const m of matches(re, text)) {
         // A trailing ")" with no "(" is sentence punctuation, not part of the number.
         let end = m.end;

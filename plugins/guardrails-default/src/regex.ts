@@ -7,7 +7,14 @@
  * are honoured (`g`, `u`, `y` are accepted and ignored: matching is always global-aware and Unicode). Named groups
  * `(?<name>…)` are accepted. Compiled patterns are cached.
  */
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+
+/**
+ * re2js (one 260 KB module, a few MB resident) is loaded by the first pattern compiled, not at start: a gateway whose
+ * configs use no regex, PII or JSON Schema check never carries it (issue #24, memory). `require` keeps compiling
+ * synchronous, as the config checks calling it are.
+ */
+export const re2 = (): typeof RE2JS => (require('re2js') as typeof import('re2js')).RE2JS;
 
 const LITERAL = /^\/([\s\S]+)\/([gimsuyd]*)$/;
 const cache = new Map<string, RE2JS>();
@@ -34,18 +41,19 @@ export function compileRegex(rule: string, options: CompileOptions = {}): RE2JS 
   const hit = cache.get(key);
   if (hit) return hit;
   let pattern = rule;
-  let flags = extraFlags | RE2JS.LOOKBEHINDS;
+  const RE2 = re2();
+  let flags = extraFlags | RE2.LOOKBEHINDS;
   const literal = allowLiteral ? LITERAL.exec(rule) : null;
   if (literal) {
     pattern = literal[1] as string;
     const letters = literal[2] as string;
-    if (letters.includes('i')) flags |= RE2JS.CASE_INSENSITIVE;
-    if (letters.includes('m')) flags |= RE2JS.MULTILINE;
-    if (letters.includes('s')) flags |= RE2JS.DOTALL;
+    if (letters.includes('i')) flags |= RE2.CASE_INSENSITIVE;
+    if (letters.includes('m')) flags |= RE2.MULTILINE;
+    if (letters.includes('s')) flags |= RE2.DOTALL;
   }
   let compiled: RE2JS;
   try {
-    compiled = RE2JS.compile(RE2JS.translateRegExp(pattern), flags);
+    compiled = RE2.compile(RE2.translateRegExp(pattern), flags);
   } catch (error) {
     throw new RegexSyntaxError((error as Error).message);
   }

@@ -1,5 +1,5 @@
 import { cachedParamPath, type GatewayRequest, valueAtPath } from '@gateway/sdk';
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
 
 /**
  * Conditional-routing queries, Mongo style: `{ "metadata.tier": { "$eq": "pro" } }`, `$and` / `$or` lists, and the
@@ -35,7 +35,8 @@ function compiled(source: string): RE2JS | null {
   let re = regexCache.get(source);
   if (re === undefined) {
     try {
-      re = source.length <= 4096 ? RE2JS.compile(source) : null;
+      // Loaded by the first `$regex` (require: synchronous, cached), not at start: few configs have one.
+      re = source.length <= 4096 ? (require('re2js') as typeof import('re2js')).RE2JS.compile(source) : null;
     } catch {
       re = null;
     }
