@@ -218,7 +218,7 @@ added() { # $1 scenario, $2 base, $3 column: the difference of the medians, or "
     base=${BASE[$name]}
     [ "$name" = plain ] && base=—
     printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$base" "${MED[$name,3]}" "${MED[$name,4]}" \
-      "${MED[$name,5]}" "${MED[$name,6]}" "$(added "$name" "${BASE[$name]}" 3)" "$(added "$name" "${BASE[$name]}" 4)" \
+      "${MED[$name,5]}" "${MED[$name,6]%.*}" "$(added "$name" "${BASE[$name]}" 3)" "$(added "$name" "${BASE[$name]}" 4)" \
       "$(added "$name" "${BASE[$name]}" 5)" "$(added "$name" plain 5)"
   done
 } | tee "$OUT/table.md"
