@@ -11,6 +11,12 @@ command -v wrk >/dev/null || { echo "wrk is required (apt-get install wrk)"; exi
 [ -f "$MOCK" ] || { echo "the bench mock is missing: $MOCK (the external benchmark harness)"; exit 2; }
 mkdir -p "$OUT"
 
+# Another process on one of these ports (a soak, a second profile run) would be measured in place of ours.
+port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+for port in "$MOCK_PORT" "$GW_PORT"; do
+  if port_taken "$port"; then echo "port $port is taken by another process: stop it, or set other ports"; exit 2; fi
+done
+
 BODY='{"model":"gpt-4o-mini","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Say hello in five words, please."}]}'
 STREAM_BODY='{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Say hello in five words, please."}]}'
 HOST="http://127.0.0.1:$MOCK_PORT/v1"
@@ -62,6 +68,8 @@ load() { # $1 directory, $2 lua file, $3 seconds: WARMUP s (default 2) of warm-u
   threads "$GW_PID" >"$1/threads-before.txt"
   "${CPU0[@]}" wrk -t1 -c32 -d"$3s" -s "$2" "http://127.0.0.1:$GW_PORT/v1/chat/completions" >"$1/wrk.txt"
   threads "$GW_PID" >"$1/threads-after.txt"
+  # Figures of error answers say nothing about the path measured.
+  if grep -q 'Non-2xx' "$1/wrk.txt"; then echo "WARNING: $(grep 'Non-2xx' "$1/wrk.txt" | xargs) in $1: not a measurement of that path" >&2; fi
 }
 
 cpu_by_thread() { # $1 directory after load: "<thread>#<tid> <µs per request>" for each thread that ran, busiest first

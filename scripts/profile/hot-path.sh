@@ -17,8 +17,8 @@ set -u
 OUT=${OUT:-/tmp/gateway-profile}
 SECONDS_EACH=${2:-8}
 WHICH=${1:-all}
-MOCK_PORT=18971
-GW_PORT=18972
+MOCK_PORT=${MOCK_PORT:-18951}
+GW_PORT=${GW_PORT:-18952}
 # shellcheck source=scripts/profile/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 

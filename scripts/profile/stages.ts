@@ -36,7 +36,7 @@ const STAGES: ReadonlyArray<readonly [string, (f: CallFrame) => boolean]> = [
   ['validation (body checks)', (f) => /core\/validation\//.test(f.url)],
   ['routing strategies (single, fallback…)', (f) => /plugins\/strategies\/|core\/pipeline\/src\/engine\.ts/.test(f.url)],
   ['provider request build / answer translation', (f) => /\/providers\//.test(f.url)],
-  ['usage from the answer (stream and whole)', (f) => /core\/pipeline\/src\/(usage|stream-usage)\.ts|pipeline\/src\/streams\//.test(f.url)],
+  ['stream relay and usage (SSE events checked, usage read)', (f) => /core\/pipeline\/src\/(usage|stream-usage)\.ts|pipeline\/src\/streams\//.test(f.url)],
   ['pipeline (attempt, retries, headers, deadlines)', (f) => /core\/pipeline\//.test(f.url)],
   ['hooks, guardrails, cache, limits', (f) => /plugins\/(hooks|guardrail|cache|rate-limits|usage-limits|circuit-breaker|pricing)/.test(f.url)],
   ['server (routing, body read, response build)', (f) => /core\/server\//.test(f.url)],
@@ -46,6 +46,7 @@ const STAGES: ReadonlyArray<readonly [string, (f: CallFrame) => boolean]> = [
 ];
 
 const IDLE = new Set(['(idle)', '(program)']);
+const UPSTREAM_FETCH = 'upstream fetch (Bun\'s native fetch: connect, write, read)';
 
 function median(values: number[]): number {
   const sorted = values.filter((v) => v > 0).sort((a, b) => a - b);
@@ -74,6 +75,12 @@ function main(): void {
     const known = stageOf.get(id);
     if (known !== undefined) return known;
     let stage = 'Bun outside JavaScript (HTTP server, fetch sockets, GC)';
+    const leaf = byId.get(id)?.callFrame;
+    // Bun's own fetch (its url is empty: native code) is the upstream call itself, whoever called it.
+    if (leaf && leaf.url === '' && leaf.functionName === 'fetch') {
+      stageOf.set(id, UPSTREAM_FETCH);
+      return UPSTREAM_FETCH;
+    }
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const frame = byId.get(at)?.callFrame;
       if (!frame) break;
