@@ -120,6 +120,8 @@ sample "$(( $(date +%s) - START ))"
 DRAINED_S=$(( $(date +%s) - START - SECS ))
 PENDING=$(metric gateway_request_log_journal_pending_bytes)
 REQUESTS=$(metric gateway_requests_total)
+# By status: refused calls (401 of a wrong key, say from another process on the same port) are counted, never logged.
+BY_STATUS=$(curl -sf "localhost:$GW_PORT/metrics" | awk '/^gateway_requests_total\{/ { match($1, /status="[0-9]+"/); st = substr($1, RSTART + 8, RLENGTH - 9); n[st] += $2 } END { for (k in n) printf "%s %d  ", k, n[k] }')
 DROPPED=$(metric gateway_request_log_rows_dropped_total)
 PEAK=$(awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$GW/status")
 kill -TERM $GW; wait $GW 2>/dev/null || true
@@ -129,7 +131,7 @@ if [ "$DIALECT" = sqlite ]; then
 else
   SIZE=$(sql "SELECT DATA_LENGTH + INDEX_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'request_logs'")
 fi
-echo "requests (gateway_requests_total): $REQUESTS"
+echo "requests (gateway_requests_total): $REQUESTS  (by status: $BY_STATUS)"
 echo "rows in request_logs:              $ROWS"
 echo "lost (requests - rows):            $(( REQUESTS - ROWS ))"
 echo "dropped (counted by the gateway):  $DROPPED"
