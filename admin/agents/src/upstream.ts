@@ -3,6 +3,7 @@
  * `hostGuard`), which resolves the host and refuses a private, loopback or metadata address (unless trusted) before
  * any connection, and never follows a redirect. The credential headers are built per call (credentials.ts).
  */
+import { readCappedText } from '@gateway/admin-kit';
 import { Errors, GatewayError, type OutboundGuard } from '@gateway/sdk';
 import type { IntegrationRow } from './present.ts';
 
@@ -25,24 +26,6 @@ export function cardUrls(row: IntegrationRow): string[] {
 
 const CARD_LIMIT = 1_048_576;
 
-/** The body as text, or undefined once it passes `limit` bytes (counted as it arrives, so an endless body is not held). */
-async function readCapped(res: Response, limit: number): Promise<string | undefined> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    parts.push(value);
-  }
-  return Buffer.concat(parts).toString('utf8');
-}
 
 /**
  * The upstream's agent card (JSON object), fetched through the guard; 502 when no URL gives one.
@@ -58,7 +41,7 @@ export async function fetchAgentCard(guard: OutboundGuard, row: IntegrationRow, 
       last = `${url} answered ${res.status}`;
       continue;
     }
-    const text = await readCapped(res, CARD_LIMIT);
+    const text = await readCappedText(res, CARD_LIMIT);
     if (text === undefined) throw Errors.upstreamInvalid('a2a', `The agent card at ${url} is larger than 1 MiB`);
     let card: unknown;
     try {

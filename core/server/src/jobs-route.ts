@@ -70,15 +70,20 @@ async function isNative(config: GatewayConfig, kind: JobKind, probe: GatewayRequ
 
 const NEVER = new AbortController().signal;
 
-/** The batch translator of a config that is one target whose adapter has one (`ProviderAdapter.batches`). */
-async function batchTranslatorOf(config: GatewayConfig, probe: GatewayRequest, deps: HandlerDeps): Promise<NativeBatchTarget | undefined> {
+/** The provider and target of a config that is one target, or undefined (several targets, or none resolves). */
+async function oneTargetOf(config: GatewayConfig, probe: GatewayRequest, deps: HandlerDeps) {
   if (config.targets) return undefined;
-  let resolved: Awaited<ReturnType<HandlerDeps['pipeline']['resolveProvider']>>;
   try {
-    resolved = await deps.pipeline.resolveProvider(config, { ...probe, config });
+    return await deps.pipeline.resolveProvider(config, { ...probe, config });
   } catch {
     return undefined;
   }
+}
+
+/** The batch translator of a config that is one target whose adapter has one (`ProviderAdapter.batches`). */
+async function batchTranslatorOf(config: GatewayConfig, probe: GatewayRequest, deps: HandlerDeps): Promise<NativeBatchTarget | undefined> {
+  const resolved = await oneTargetOf(config, probe, deps);
+  if (!resolved) return undefined;
   const { provider, target } = resolved;
   if (!provider.batches || provider.nativeJobs?.batches) return undefined;
   if (provider.batches.accepts && !provider.batches.accepts(target)) return undefined;
@@ -87,13 +92,8 @@ async function batchTranslatorOf(config: GatewayConfig, probe: GatewayRequest, d
 
 /** The fine-tuning translator of a config that is one target whose adapter has one (`ProviderAdapter.fineTuning`). */
 async function fineTuningTranslatorOf(config: GatewayConfig, probe: GatewayRequest, deps: HandlerDeps): Promise<NativeFineTuningTarget | undefined> {
-  if (config.targets) return undefined;
-  let resolved: Awaited<ReturnType<HandlerDeps['pipeline']['resolveProvider']>>;
-  try {
-    resolved = await deps.pipeline.resolveProvider(config, { ...probe, config });
-  } catch {
-    return undefined;
-  }
+  const resolved = await oneTargetOf(config, probe, deps);
+  if (!resolved) return undefined;
   const { provider, target } = resolved;
   if (!provider.fineTuning || provider.nativeJobs?.fineTuning) return undefined;
   return { providerId: provider.id, translator: provider.fineTuning, target };

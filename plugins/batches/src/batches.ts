@@ -4,11 +4,12 @@
  */
 import type { SecretBox } from '@gateway/admin-kit';
 import { ALL_SCOPES, and, type DatabaseHelpers, desc, eq, Errors, GATEWAY_CALL_SCOPES, inArray, type JobCall, type JsonObject, lt, or } from '@gateway/sdk';
-import { BATCH_ENDPOINTS, checkBatchBody, COMPLETION_WINDOWS } from './batch-body.ts';
+import { BATCH_ENDPOINTS, checkBatchBody } from './batch-body.ts';
 import { batchObject, type BatchRow } from './batch-object.ts';
-import { type BatchRunner, configPlace } from './batch-runner.ts';
+import type { BatchRunner } from './batch-runner.ts';
 import type { GatewayFiles } from './files.ts';
-import { json, listPage, newId, nowSeconds, parseBody, queryInt, segments } from './respond.ts';
+import { newBatchRow } from './new-batch-row.ts';
+import { json, listPage, nowSeconds, parseBody, queryInt, segments } from './respond.ts';
 import { gatewayBatches } from './tables.ts';
 import { isTranslated, type TranslatedBatches } from './translated-batches.ts';
 
@@ -59,38 +60,8 @@ export class GatewayBatches {
     // One target whose provider has a batch API the gateway translates, for this endpoint: the provider runs it.
     const native = await call.nativeBatches();
     if (native?.translator.endpoints.includes(request.endpoint)) return this.deps.translated.create(call, request, native);
-    const id = newId('batch_');
-    const created = nowSeconds();
-    const row: BatchRow = {
-      id,
-      organisation_id: call.caller.organisationId,
-      workspace_id: call.caller.workspaceId,
-      endpoint: request.endpoint,
-      input_file_id: request.inputFileId,
-      completion_window: request.completionWindow,
-      status: 'validating',
-      created_at: created,
-      expires_at: created + COMPLETION_WINDOWS[request.completionWindow]!,
-      in_progress_at: null,
-      finalizing_at: null,
-      completed_at: null,
-      failed_at: null,
-      expired_at: null,
-      cancelling_at: null,
-      cancelled_at: null,
-      output_file_id: null,
-      error_file_id: null,
-      errors: null,
-      total: 0,
-      completed: 0,
-      failed: 0,
-      metadata: request.metadata,
-      caller: { ...call.caller, scopes: [...call.caller.scopes] } as unknown as JsonObject,
-      config: this.deps.box.sealJson(call.config, configPlace(id)),
-      trace_id: call.traceId,
-      lease_owner: null,
-      lease_expires_at: null,
-    };
+    const row = newBatchRow(call, request, this.deps.box, { owner: null, expiresAt: null });
+    const { id } = row;
     await this.deps.database.insert(gatewayBatches, row);
     // Started here at once; another process takes it up only if this one stops holding it.
     void this.deps.runner.run(id);

@@ -27,10 +27,10 @@ import {
 } from '@gateway/sdk';
 import { parseBatchInput } from './batch-input.ts';
 import type { BatchRequest } from './batch-body.ts';
-import { COMPLETION_WINDOWS } from './batch-body.ts';
 import type { BatchRow } from './batch-object.ts';
 import { configPlace } from './batch-runner.ts';
 import type { GatewayFiles } from './files.ts';
+import { newBatchRow } from './new-batch-row.ts';
 import { newId, nowSeconds } from './respond.ts';
 import { gatewayBatches, gatewayNativeBatches } from './tables.ts';
 
@@ -68,38 +68,8 @@ export class TranslatedBatches {
 
   /** Reads and checks the input, creates the provider's batch and records both sides. */
   async create(call: JobCall, request: BatchRequest, native: NativeBatchTarget): Promise<BatchRow> {
-    const id = newId('batch_');
-    const created = nowSeconds();
-    const row: BatchRow = {
-      id,
-      organisation_id: call.caller.organisationId,
-      workspace_id: call.caller.workspaceId,
-      endpoint: request.endpoint,
-      input_file_id: request.inputFileId,
-      completion_window: request.completionWindow,
-      status: 'validating',
-      created_at: created,
-      expires_at: created + COMPLETION_WINDOWS[request.completionWindow]!,
-      in_progress_at: null,
-      finalizing_at: null,
-      completed_at: null,
-      failed_at: null,
-      expired_at: null,
-      cancelling_at: null,
-      cancelled_at: null,
-      output_file_id: null,
-      error_file_id: null,
-      errors: null,
-      total: 0,
-      completed: 0,
-      failed: 0,
-      metadata: request.metadata,
-      caller: { ...call.caller, scopes: [...call.caller.scopes] } as unknown as JsonObject,
-      config: this.deps.box.sealJson(call.config, configPlace(id)),
-      trace_id: call.traceId,
-      lease_owner: PROVIDER_LEASE,
-      lease_expires_at: NEVER_EXPIRES,
-    };
+    const row = newBatchRow(call, request, this.deps.box, { owner: PROVIDER_LEASE, expiresAt: NEVER_EXPIRES });
+    const { id } = row;
     const text = new TextDecoder().decode(await this.deps.files.content(call.caller.workspaceId, request.inputFileId));
     const parsed = parseBatchInput(text, request.endpoint);
     const lines: NativeBatchLine[] = parsed.lines.map((l) => ({ line: l.line, customId: l.customId, body: native.prepare(withoutStream(l.body)) }));
