@@ -22,6 +22,7 @@ import {
   type UpstreamRequest,
 } from '@gateway/sdk';
 import { readBody } from './body.ts';
+import { cappedAnswer } from './capped-answer.ts';
 import { authenticate, gatewaySecret, type HandlerDeps } from './gateway-handler.ts';
 import { withWorkspaceMetadata } from './metadata-defaults.ts';
 import { type HeaderValues, resolveConfig } from './resolve.ts';
@@ -200,11 +201,14 @@ export async function handleJobCall(request: Request, kind: JobKind, pathname: s
       config: with_,
       signal: NEVER,
     };
+    let answer: Response;
     try {
-      return await runPipeline(req, deps.pipeline);
+      answer = await runPipeline(req, deps.pipeline);
     } catch (error) {
       return rejectRequest(req, deps.pipeline, GatewayError.from(error, { phase: 'pipeline' }));
     }
+    // The translator reads it whole; its results become a gateway file, held to the same limit as an upload.
+    return cappedAnswer(answer, deps.jobs.maxBodyBytes, typeof with_.provider === 'string' ? with_.provider : 'provider');
   };
   const nativeBatches = (with_: GatewayConfig = config ?? {}) => batchTranslatorOf(with_, requestOf(undefined), deps);
   const nativeFineTuning = (with_: GatewayConfig = config ?? {}) => fineTuningTranslatorOf(with_, requestOf(undefined), deps);
