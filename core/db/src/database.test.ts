@@ -2,7 +2,9 @@ import { describe, expect, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { asc, col, defineTable, desc, eq, gt, type Database } from '@gateway/sdk';
+import { Database as BunSqlite } from 'bun:sqlite';
 import { createDatabase } from './database.ts';
+import { SQLITE_PAGE_SIZE } from './sqlite.ts';
 import { DIALECTS, useTestDatabase } from './testing.ts';
 
 const things = defineTable(
@@ -191,6 +193,34 @@ describe('database [sqlite] files', () => {
       expect(await Bun.file(`${dir}/nested/gateway.db`).exists()).toBe(true);
     } finally {
       await file.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a new file gets 16 KiB pages; a file created with 4 KiB pages keeps them and its rows', async () => {
+    const dir = `${tmpdir()}/gw-db-${crypto.randomUUID()}`;
+    const pageSize = (db: Database) => (db.dialect === 'sqlite' ? (db.db.$client.query('PRAGMA page_size').get() as { page_size: number }).page_size : 0);
+    try {
+      const fresh = await createDatabase(`sqlite:${dir}/new.db`);
+      await fresh.migrate(migrations);
+      expect(pageSize(fresh)).toBe(SQLITE_PAGE_SIZE);
+      await fresh.close();
+
+      // An existing database, as an older gateway created it: 4 KiB pages, WAL, a row.
+      const old = new BunSqlite(`${dir}/old.db`, { create: true });
+      old.run('PRAGMA page_size = 4096');
+      old.run('PRAGMA journal_mode = WAL');
+      old.run('CREATE TABLE kept (v TEXT)');
+      old.run("INSERT INTO kept VALUES ('still here')");
+      old.close();
+      const reopened = await createDatabase(`sqlite:${dir}/old.db`);
+      expect(pageSize(reopened)).toBe(4096);
+      if (reopened.dialect === 'sqlite') expect(reopened.db.$client.query('SELECT v FROM kept').get()).toEqual({ v: 'still here' });
+      await reopened.migrate(migrations);
+      await reopened.insert(things, { owner_id: 'o', name: 'after' });
+      expect(await reopened.count(things)).toBe(1);
+      await reopened.close();
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
