@@ -128,7 +128,6 @@ export class LogQueue {
     inserts: 0,
   };
   private readonly ring = new Ring<QueuedEntry>();
-  private readonly sizes = new WeakMap<QueuedEntry, number>();
   private queuedBytes = 0;
   /** Estimated bytes of entries taken from the ring for the journal and not appended yet. */
   private spillingBytes = 0;
@@ -258,7 +257,7 @@ export class LogQueue {
   enqueue(entry: LogEntry): void {
     const queued = withRowId(entry);
     const bytes = estimatedBytes(entry);
-    this.sizes.set(queued, bytes);
+    queued.queuedBytes = bytes;
     this.stats.enqueued++;
     this.ring.push(queued);
     this.queuedBytes += bytes;
@@ -331,7 +330,7 @@ export class LogQueue {
 
   private take(n: number): QueuedEntry[] {
     const batch = this.ring.take(n);
-    for (const entry of batch) this.queuedBytes -= this.sizes.get(entry) ?? 0;
+    for (const entry of batch) this.queuedBytes -= entry.queuedBytes ?? 0;
     this.inFlight += batch.length;
     return batch;
   }
@@ -341,7 +340,7 @@ export class LogQueue {
     let dropped = 0;
     while (this.queuedBytes > this.o.maxBytes && this.ring.size > 1) {
       const entry = this.ring.shift()!;
-      this.queuedBytes -= this.sizes.get(entry) ?? 0;
+      this.queuedBytes -= entry.queuedBytes ?? 0;
       dropped++;
     }
     if (dropped === 0) return;
@@ -371,7 +370,7 @@ export class LogQueue {
   private spill(entries: QueuedEntry[]): void {
     for (const entry of entries) {
       this.spilling.push(entry);
-      this.spillingBytes += this.sizes.get(entry) ?? 0;
+      this.spillingBytes += entry.queuedBytes ?? 0;
     }
     if (this.spilling.size === 0) return;
     this.appender ??= this.appendLoop().finally(() => {
@@ -391,7 +390,7 @@ export class LogQueue {
     while (this.spilling.size > 0) {
       const entries = this.spilling.take(SPILL_BATCH);
       let bytes = 0;
-      for (const entry of entries) bytes += this.sizes.get(entry) ?? 0;
+      for (const entry of entries) bytes += entry.queuedBytes ?? 0;
       try {
         await this.appendEntries(entries);
       } catch (err) {

@@ -6,7 +6,14 @@
  */
 import type { LogEntry } from './entry.ts';
 
-export type QueuedEntry = LogEntry & { rowId: string };
+export type QueuedEntry = LogEntry & {
+  rowId: string;
+  /**
+   * Its share of the queue's byte budget (estimatedBytes), set by the queue. A field rather than a WeakMap beside the
+   * queue: a WeakMap entry per request cost a hash insert and, with thousands queued, work for every collection.
+   */
+  queuedBytes?: number;
+};
 
 /** Gives the entry its row id (in place: no copy on the request path). */
 export function withRowId(entry: LogEntry): QueuedEntry {
