@@ -57,11 +57,17 @@ describe.each(E2E_DIALECTS)('gateway calls through the OpenAI SDK (%s)', (dialec
     expect(rec.json).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello there' }] });
   }, T);
 
-  test('a generated trace id when the client sends none', async () => {
-    const { response } = await stack().client().chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }).withResponse();
-    const id = response.headers.get('x-gateway-trace-id');
-    expect(id).toBeString();
-    expect(id!.length).toBeGreaterThan(8);
+  test('a generated trace id when the client sends none: a UUIDv7, later calls sorting after earlier ones', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { response } = await stack().client().chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }).withResponse();
+      ids.push(response.headers.get('x-gateway-trace-id') ?? '');
+      await Bun.sleep(2);
+    }
+    // Time-ordered, so that the request log's trace_id index grows at its end (core/sdk/src/trace-id.ts).
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(3);
   }, T);
 
   test('chat streaming: every chunk in order, a clean end, and each chunk forwarded as it arrives', async () => {

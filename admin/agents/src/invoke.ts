@@ -6,7 +6,7 @@
  * is one request-log row (call-log.ts).
  */
 import { jsonRpcError, readCappedText } from '@gateway/admin-kit';
-import { type AdminRequest, type AdminRoute, and, eq, Errors, GatewayError } from '@gateway/sdk';
+import { type AdminRequest, type AdminRoute, and, eq, Errors, GatewayError, newTraceId } from '@gateway/sdk';
 import { FORWARDED_METHODS, isObject, STREAMING_METHODS, type TaskSeen, taskOf } from './a2a-messages.ts';
 import type { AgentsContext } from './context.ts';
 import type { ServerRow } from './present.ts';
@@ -65,7 +65,7 @@ export function invokeRoutes(ctx: AgentsContext): AdminRoute[] {
       const request = JSON.stringify(body);
       // The client's trace headers, as model calls take them (capped to the log's columns).
       const header = (name: string, max: number) => req.headers.get(name)?.slice(0, max) || null;
-      const traceId = header('x-gateway-trace-id', 128) ?? crypto.randomUUID();
+      const traceId = header('x-gateway-trace-id', 128) ?? newTraceId();
       const span = { spanId: header('x-gateway-span-id', 128), parentSpanId: header('x-gateway-parent-span-id', 128), spanName: header('x-gateway-span-name', 255) };
       let upstreamLatencyMs: number | null = null;
       const log = (status: number, response: string | null, seen: TaskSeen, events: number | null, error: string | null, rpcFailed: boolean, refusal?: GatewayError) =>

@@ -5,7 +5,7 @@
  * every tool call becomes a log row (tool-log.ts).
  */
 import { asGatewayError, jsonRpcErrorMessage, stringsIn, textIn } from '@gateway/admin-kit';
-import type { Caller, GatewayError, Json, ToolCall } from '@gateway/sdk';
+import { type Caller, type GatewayError, type Json, newTraceId, type ToolCall } from '@gateway/sdk';
 import type { McpContext } from './context.ts';
 import type { ServerRow } from './present.ts';
 import type { ToolCallOutcome } from './tool-log.ts';
@@ -34,7 +34,7 @@ export class Exchange {
   readonly calls = new Map<string, PendingCall>();
   readonly lists = new Set<string>();
   private readonly started = performance.now();
-  readonly traceId = crypto.randomUUID();
+  readonly traceId = newTraceId();
 
   constructor(
     private readonly ctx: McpContext,

@@ -22,3 +22,4 @@ export * from './jobs.ts';
 export * from './native-batches.ts';
 export * from './native-fine-tuning.ts';
 export * from './metrics.ts';
+export * from './trace-id.ts';

@@ -6,6 +6,7 @@ import {
   type GatewayConfig,
   GatewayError,
   type GatewayRequest,
+  newTraceId,
   type KeyVerifier,
   type Logger,
   type ModelRouting,
@@ -120,7 +121,7 @@ export async function handleGatewayCall(request: Request, endpoint: EndpointKind
   const receivedAt = performance.now();
   // Every header this function needs, read in one native call instead of one get() each.
   const values = request.headers.toJSON() as HeaderValues;
-  const traceId = values['x-gateway-trace-id'] || crypto.randomUUID();
+  const traceId = values['x-gateway-trace-id'] || newTraceId();
   let caller: Caller;
   try {
     const auth = authenticate(gatewaySecret(values['x-gateway-api-key'], values.authorization, values['x-api-key']), deps.authenticator);

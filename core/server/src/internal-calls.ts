@@ -1,6 +1,6 @@
 import { parseConfigHeader } from '@gateway/config';
 import { ClientGoneError, type PipelineDeps, rejectRequest, runPipeline } from '@gateway/pipeline';
-import { type GatewayCalls, GatewayError, type GatewayRequest, type InternalCall } from '@gateway/sdk';
+import { type GatewayCalls, GatewayError, type GatewayRequest, type InternalCall, newTraceId } from '@gateway/sdk';
 import { validateBody } from '@gateway/validation';
 
 const PATHS: Record<InternalCall['endpoint'], string> = {
@@ -25,7 +25,7 @@ export function internalCalls(pipeline: PipelineDeps): GatewayCalls {
       const headers = new Headers();
       if (call.spanName) headers.set('x-gateway-span-name', call.spanName);
       const req: GatewayRequest = {
-        traceId: call.traceId ?? crypto.randomUUID(),
+        traceId: call.traceId ?? newTraceId(),
         endpoint: call.endpoint,
         method: 'POST',
         path: PATHS[call.endpoint],

@@ -18,6 +18,7 @@ import {
   type JobKind,
   type NativeBatchTarget,
   type NativeFineTuningTarget,
+  newTraceId,
   type ProviderAdapter,
   type UpstreamRequest,
 } from '@gateway/sdk';
@@ -109,7 +110,7 @@ function checkScopes(caller: Caller, needed: readonly string[]): void {
 export async function handleJobCall(request: Request, kind: JobKind, pathname: string, search: string, deps: JobDeps): Promise<Response> {
   const receivedAt = performance.now();
   const values = request.headers.toJSON() as HeaderValues;
-  const traceId = values['x-gateway-trace-id'] || crypto.randomUUID();
+  const traceId = values['x-gateway-trace-id'] || newTraceId();
   const path = pathname.slice(3);
   let caller: Caller;
   try {
