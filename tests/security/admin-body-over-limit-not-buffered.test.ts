@@ -5,26 +5,13 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { useStack, workspaceWithKey } from '../stored-access/support.ts';
+import { endlessJson } from './endless-json.ts';
 
 const LIMIT = 64 * 1024;
 const CHUNK = 16 * 1024;
 const TOTAL = 8 * 1024 * 1024;
 
-function endless(): { body: ReadableStream<Uint8Array>; pulled: () => number } {
-  let sent = 0;
-  const body = new ReadableStream<Uint8Array>(
-    {
-      pull(controller) {
-        if (sent >= TOTAL) return controller.close();
-        const chunk = sent === 0 ? new TextEncoder().encode('{"jsonrpc":"2.0","params":"') : new Uint8Array(CHUNK).fill(0x61);
-        sent += chunk.byteLength;
-        controller.enqueue(chunk);
-      },
-    },
-    { highWaterMark: 0 },
-  );
-  return { body, pulled: () => sent };
-}
+const endless = () => endlessJson('{"jsonrpc":"2.0","params":"', TOTAL, CHUNK);
 
 describe('administration bodies over ADMIN_MAX_BODY_BYTES [sqlite]', () => {
   const stack = useStack('sqlite', { ADMIN_MAX_BODY_BYTES: String(LIMIT), SCIM_ENABLED: 'ON' });
