@@ -10,13 +10,14 @@ export type ToWorker =
   | ({ type: 'write'; id: number; last: boolean; total: number } & WirePart)
   /** Journal records to insert, ignoring rows stored already; answered with `replayed` or `replay-failed`. */
   | { type: 'replay'; id: number; text: string }
-  /** The thread's CPU priority (nice): raised while the log is behind, lowered once it has caught up. */
+  /** The thread's CPU priority (nice), where its thread id is unknown (else the main thread sets it itself). */
   | { type: 'priority'; nice: number }
   /** Close the database; answered with `closed`. */
   | { type: 'close' };
 
 export type FromWorker =
-  | { type: 'ready' }
+  /** The database is open; `tid`: the thread's kernel id, so the main thread can set its priority directly. */
+  | { type: 'ready'; tid?: number }
   /** The database could not be opened: the queue writes on the main thread instead. */
   | { type: 'init-failed'; error: ErrorInfo }
   /** Progress of batch `id` (indices are positions in the batch). */

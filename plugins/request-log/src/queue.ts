@@ -53,8 +53,8 @@ export interface LogQueueOptions {
   /** Bytes of journal records per replay batch. */
   replayBytes?: number;
   /**
-   * The writer thread's nice value while the log is behind (the queue past a quarter of `maxBytes`, or the journal
-   * holding records), and once it has caught up again (GATEWAY_LOG_WRITER_NICE_BEHIND, GATEWAY_LOG_WRITER_NICE).
+   * The writer thread's nice value while the log is behind (the queue past BEHIND_BYTES or a quarter of `maxBytes`, or
+   * the journal holding records), and once it has caught up again (GATEWAY_LOG_WRITER_NICE_BEHIND, GATEWAY_LOG_WRITER_NICE).
    * Undefined: the thread keeps the nice value it started with.
    */
   writerNice?: { base: number; behind: number };
@@ -87,6 +87,8 @@ export interface LogWriterInfo {
   workerRunning: boolean;
   /** Times the writer thread was started again after dying. */
   restarts: number;
+  /** The writer thread's kernel id, once it is ready (Linux); its priority is set through it. */
+  threadId?: number;
 }
 
 /** What /health shows of the log pipeline. */
@@ -112,6 +114,13 @@ export const isMemoryUrl = (url: string): boolean => url.startsWith('sqlite:') &
 const RECORDS_PER_SLICE = 200;
 /** Entries per journal append (one write, one fsync) at most. */
 const SPILL_BATCH = 10_000;
+/**
+ * The log is behind once this much waits (or a quarter of maxBytes, if less): a few batches at full load. Every
+ * queued entry holds its request's bodies on the main thread's heap; a queue let grow to a quarter of the default
+ * 64 MiB budget before the writer was raised cost the request path more in collection than the writer's CPU it
+ * deferred, and held hundreds of MB (docs/performance.md, "The writer's priority").
+ */
+const BEHIND_BYTES = 4 * 1024 * 1024;
 /** A drop within this long keeps /health degraded. */
 const RECENT_DROP_MS = 60_000;
 
@@ -135,6 +144,8 @@ export class LogQueue {
   private readonly writerNice: LogQueueOptions['writerNice'];
   /** The writer thread runs at its `behind` priority. */
   private behind = false;
+  /** Queued bytes past which the log is behind (updatePriority). */
+  private readonly behindBytes: number;
   private readonly logger: Logger;
   private readonly mainThread: BatchWriter;
   /** The writer thread's side, when there is one. */
@@ -181,6 +192,7 @@ export class LogQueue {
     };
     this.journal = options.journal;
     this.writerNice = options.writerNice;
+    this.behindBytes = Math.min(this.o.maxBytes / 4, BEHIND_BYTES);
     const settings = {
       maxBodyBytes: this.o.maxBodyBytes,
       maxStatementBytes: this.o.maxStatementBytes,
@@ -206,7 +218,7 @@ export class LogQueue {
   /** Where batches are written: a writer thread, or this thread. */
   get writerInfo(): LogWriterInfo {
     const t = this.thread;
-    if (t) return { mode: t.mode, workerRunning: t.workerRunning, restarts: t.restarts };
+    if (t) return { mode: t.mode, workerRunning: t.workerRunning, restarts: t.restarts, threadId: t.threadId };
     return { mode: this.closing ? 'closed' : 'main-thread', workerRunning: false, restarts: 0 };
   }
 
@@ -261,6 +273,9 @@ export class LogQueue {
     this.stats.enqueued++;
     this.ring.push(queued);
     this.queuedBytes += bytes;
+    // Judged as the queue grows, not only between batches: a batch being written at nice 19 under full load may
+    // take seconds, and the queue must not grow all that while.
+    if (!this.behind && this.queuedBytes > this.behindBytes) this.updatePriority();
     if (this.journal) {
       if (this.queuedBytes > this.o.maxBytes || this.journaling()) this.scheduleSpill();
     } else if (this.queuedBytes > this.o.maxBytes) this.dropOldest();
@@ -468,12 +483,12 @@ export class LogQueue {
   /**
    * A writer thread at nice 19 gets almost no CPU while requests use it all, so under full load the log would only
    * ever fall further behind: while it is behind, the thread runs at the `behind` priority (default 0, the request
-   * path's), and goes back once the queue is short and the journal empty (hysteresis: a quarter / a sixteenth).
+   * path's), and goes back once the queue is short and the journal empty (hysteresis: `behindBytes`, a quarter of it).
    */
   private updatePriority(): void {
     if (!this.thread || !this.writerNice) return;
     const pending = this.journalPendingBytes > 0;
-    const behind = this.behind ? pending || this.queuedBytes > this.o.maxBytes / 16 : pending || this.queuedBytes > this.o.maxBytes / 4;
+    const behind = this.behind ? pending || this.queuedBytes > this.behindBytes / 4 : pending || this.queuedBytes > this.behindBytes;
     if (behind === this.behind) return;
     this.behind = behind;
     this.thread.setPriority(behind ? this.writerNice.behind : this.writerNice.base);

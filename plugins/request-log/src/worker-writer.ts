@@ -6,6 +6,7 @@
  */
 import type { DatabaseConnection, Logger } from '@gateway/sdk';
 import type { FromWorker, ToWorker } from './protocol.ts';
+import { setThreadPriority } from './low-priority.ts';
 import type { QueuedEntry } from './queued.ts';
 import { toWirePart, type WirePart } from './wire.ts';
 import {
@@ -70,6 +71,10 @@ export class WorkerWriter implements BatchWriter {
   /** Times the thread was started again after dying. */
   restarts = 0;
   private priorityRefused = false;
+  /** The running thread's kernel id (from its `ready`), whose priority this thread then sets itself. */
+  private tid: number | undefined;
+  /** The nice value last asked for: given to a thread that starts (again) after it was asked. */
+  private nice: number | undefined;
   private readonly entriesPerPost: number;
 
   constructor(
@@ -83,6 +88,11 @@ export class WorkerWriter implements BatchWriter {
 
   get mode(): WriterMode {
     return this.closing ? 'closed' : this.current;
+  }
+
+  /** The running thread's kernel id, once it said it is ready (Linux). */
+  get threadId(): number | undefined {
+    return this.worker ? this.tid : undefined;
   }
 
   /** Whether a writer thread is running (false after `close`, or once batches are written on the main thread). */
@@ -105,10 +115,26 @@ export class WorkerWriter implements BatchWriter {
     });
   }
 
-  /** Asks the thread to run at this nice value (the queue raises it while behind); refusals are logged once. */
+  /**
+   * Runs the thread at this nice value (the queue raises it while behind); refusals are logged once. Set from here
+   * once the thread's id is known: a message would wait until the thread has finished the batch it is writing, which
+   * at nice 19 under full load can take seconds while the queue grows.
+   */
   setPriority(nice: number): void {
+    this.nice = nice;
     const worker = this.worker;
-    if (worker && !this.closing) this.send(worker, { type: 'priority', nice });
+    if (!worker || this.closing) return;
+    if (this.tid === undefined) this.send(worker, { type: 'priority', nice });
+    else if (!setThreadPriority(nice, this.tid)) this.priorityWasRefused(nice);
+  }
+
+  private priorityWasRefused(nice: number): void {
+    if (this.priorityRefused) return;
+    this.priorityRefused = true;
+    this.o.logger.warn(
+      { nice },
+      'request log writer thread: the system refused a higher CPU priority while the log is behind (needs CAP_SYS_NICE or ulimit -e); it keeps its priority',
+    );
   }
 
   write(batch: QueuedEntry[], emit: (event: WriterEvent) => void): Promise<void> {
@@ -159,6 +185,7 @@ export class WorkerWriter implements BatchWriter {
       return;
     }
     this.worker = worker;
+    this.tid = undefined;
     worker.addEventListener('message', (event: MessageEvent<FromWorker>) => {
       if (this.worker === worker) this.onMessage(event.data);
     });
@@ -220,6 +247,8 @@ export class WorkerWriter implements BatchWriter {
     switch (message.type) {
       case 'ready':
         this.o.logger.debug({ restarts: this.restarts }, 'request log writer thread ready');
+        this.tid = message.tid;
+        if (this.nice !== undefined) this.setPriority(this.nice);
         return;
       case 'init-failed': {
         this.o.logger.warn({ error: message.error }, 'request log writer thread could not open the database; writing on the main thread');
@@ -258,13 +287,7 @@ export class WorkerWriter implements BatchWriter {
         return;
       }
       case 'priority-refused':
-        if (!this.priorityRefused) {
-          this.priorityRefused = true;
-          this.o.logger.warn(
-            { nice: message.nice },
-            'request log writer thread: the system refused a higher CPU priority while the log is behind (needs CAP_SYS_NICE or ulimit -e); it keeps its priority',
-          );
-        }
+        this.priorityWasRefused(message.nice);
         return;
       case 'error':
         this.o.logger.error({ error: message.error }, 'request log writer thread error');

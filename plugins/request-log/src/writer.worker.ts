@@ -9,7 +9,7 @@ import { requestLogs } from './table.ts';
 import { fromWirePart } from './wire.ts';
 import { reason, replayText, writeEntries, type WriterEvent, type WriteSettings } from './writer.ts';
 import type { QueuedEntry } from './queued.ts';
-import { lowerThreadPriority, setThreadPriority } from './low-priority.ts';
+import { currentThreadId, lowerThreadPriority, setThreadPriority } from './low-priority.ts';
 import { mysqlLogInsert } from './mysql-insert.ts';
 import type { InsertRows } from './writer.ts';
 
@@ -49,7 +49,7 @@ async function handle(message: ToWorker): Promise<void> {
         const db = database;
         insertRows =
           db.dialect === 'mysql' ? mysqlLogInsert(db) : (rows, ignoreDuplicates) => db.insert(requestLogs, rows, { ignoreDuplicates });
-        send({ type: 'ready' });
+        send({ type: 'ready', tid: currentThreadId() });
       } catch (err) {
         send({ type: 'init-failed', error: reason(err) });
       }
