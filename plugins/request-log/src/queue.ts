@@ -222,6 +222,11 @@ export class LogQueue {
     return { mode: this.closing ? 'closed' : 'main-thread', workerRunning: false, restarts: 0 };
   }
 
+  /** Whether the writer thread runs at its `behind` priority now (the log is catching up). */
+  get writerBehind(): boolean {
+    return this.behind;
+  }
+
   /** Entries waiting in memory. */
   get size(): number {
     return this.ring.size;

@@ -9,6 +9,7 @@ export function requestLogStatus(queue: LogQueue): RequestLogStatus {
       const lines = [
         ['gateway_request_log_queue_entries', 'gauge', 'Entries waiting in memory to be written.', queue.size],
         ['gateway_request_log_queue_bytes', 'gauge', 'Estimated bytes of the entries waiting in memory (bounded by LOG_QUEUE_MAX_BYTES).', queue.bytes],
+        ['gateway_request_log_writer_behind', 'gauge', 'The writer thread runs at its catching-up priority (GATEWAY_LOG_WRITER_NICE_BEHIND): 1, else 0.', queue.writerBehind ? 1 : 0],
         ['gateway_request_log_journal_bytes', 'gauge', "Bytes of the journal's files on disk (bounded by LOG_JOURNAL_MAX_BYTES).", queue.journalBytes],
         ['gateway_request_log_journal_pending_bytes', 'gauge', 'Journal bytes not replayed into the database yet.', queue.journalPendingBytes],
         ['gateway_request_log_rows_written_total', 'counter', 'Rows written straight from the queue.', s.written],

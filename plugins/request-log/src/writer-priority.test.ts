@@ -12,6 +12,7 @@ import { Database as SqliteClient } from 'bun:sqlite';
 import { createDatabase, databaseThreads } from '@gateway/db';
 import { testLogger } from '@gateway/sdk/testing';
 import { LogQueue } from './queue.ts';
+import { requestLogStatus } from './status.ts';
 import { requestLogMigrations } from './table.ts';
 import { testEntry } from './test-request.ts';
 
@@ -56,6 +57,7 @@ test.skipIf(process.platform !== 'linux')('the writer is raised at once when the
     rmSync(dir, { recursive: true, force: true });
   });
   const tid = await until(() => queue.writerInfo.threadId, 'the writer thread');
+  const behindGauge = () => /^gateway_request_log_writer_behind (\d+)$/m.exec(requestLogStatus(queue).metrics())?.[1];
   if (before === undefined) delete process.env.GATEWAY_LOG_WRITER_NICE;
   else process.env.GATEWAY_LOG_WRITER_NICE = before;
   expect(niceOf(tid)).toBe(5);
@@ -72,8 +74,10 @@ test.skipIf(process.platform !== 'linux')('the writer is raised at once when the
     expect(niceOf(tid)).toBe(5);
     // 5 MiB of answers: past the 4 MiB mark. No await between the enqueue and the check: the queue sets the thread's
     // priority itself, synchronously.
+    expect(behindGauge()).toBe('0');
     for (let i = 10; i < 15; i++) queue.enqueue(testEntry(i, { responseBody: 'x'.repeat(1024 * 1024) }));
     expect(niceOf(tid)).toBe(10);
+    expect(behindGauge()).toBe('1');
   } finally {
     blocker.run('COMMIT');
     blocker.close();
@@ -82,4 +86,5 @@ test.skipIf(process.platform !== 'linux')('the writer is raised at once when the
   // Caught up: the drain loop lowers it to the base value.
   await until(() => (niceOf(tid) === 15 ? true : undefined), 'nice 15 once the queue is empty');
   expect(queue.stats.written).toBe(15);
+  expect(behindGauge()).toBe('0');
 });
