@@ -20,6 +20,10 @@ done
 BODY='{"model":"gpt-4o-mini","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Say hello in five words, please."}]}'
 STREAM_BODY='{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Say hello in five words, please."}]}'
 HOST="http://127.0.0.1:$MOCK_PORT/v1"
+# The bench's scenario A call: a provider named in headers, its key, the mock as the custom host (lua's 2nd argument).
+PLAIN_HEADERS="wrk.headers[\"x-gateway-provider\"] = \"openai\"
+wrk.headers[\"authorization\"] = \"Bearer x\"
+wrk.headers[\"x-gateway-custom-host\"] = \"$HOST\""
 
 start_mock() { # the bench mock on CPU 0: canned OpenAI answers on any path ending in /chat/completions
   "${CPU0[@]}" env MOCK_PORT="$MOCK_PORT" "$BUN" "$MOCK" >"$OUT/mock.log" 2>&1 &
@@ -46,6 +50,18 @@ start_gateway() { # $1 directory (database, log), then arguments for bun before 
     ${EXTRA_ENV:-} "$BUN" "$@" core/server/src/main.ts) >"$dir/gateway.log" 2>&1 &
   GW_PID=$!
   wait_health
+}
+
+start_system() { # $1 scenario (bare: the bench's bare proxy; log-off: the gateway without its request log; else the gateway), $2 directory; sets GW_PID
+  if [ "$1" = bare ]; then
+    "${CPU1[@]}" env PORT="$GW_PORT" UPSTREAM="http://127.0.0.1:$MOCK_PORT" "$BUN" "$ROOT/../shared/bench/src/bare-proxy.ts" >"$2/gateway.log" 2>&1 &
+    GW_PID=$!
+    wait_health
+  elif [ "$1" = log-off ]; then
+    EXTRA_ENV="${EXTRA_ENV:-} GATEWAY_DISABLED_PLUGINS=@gateway/plugin-request-log,@gateway/plugin-log-export" start_gateway "$2"
+  else
+    start_gateway "$2"
+  fi
 }
 
 wait_health() { # up to 10 s for the server on GW_PORT; non-zero when it never answered

@@ -52,10 +52,6 @@ run() { # $1 name, $2 lua file
 }
 
 case $WHICH in bare | all) lua "$BODY" "wrk.headers[\"authorization\"] = \"Bearer x\"" >"$OUT/bare.lua"; run bare "$OUT/bare.lua" ;; esac
-case $WHICH in plain | all) lua "$BODY" "wrk.headers[\"x-gateway-provider\"] = \"openai\"
-wrk.headers[\"authorization\"] = \"Bearer x\"
-wrk.headers[\"x-gateway-custom-host\"] = \"$HOST\"" >"$OUT/plain.lua"; run plain "$OUT/plain.lua" ;; esac
-case $WHICH in stream | all) lua "$STREAM_BODY" "wrk.headers[\"x-gateway-provider\"] = \"openai\"
-wrk.headers[\"authorization\"] = \"Bearer x\"
-wrk.headers[\"x-gateway-custom-host\"] = \"$HOST\"" >"$OUT/stream.lua"; run stream "$OUT/stream.lua" ;; esac
+case $WHICH in plain | all) lua "$BODY" "$PLAIN_HEADERS" >"$OUT/plain.lua"; run plain "$OUT/plain.lua" ;; esac
+case $WHICH in stream | all) lua "$STREAM_BODY" "$PLAIN_HEADERS" >"$OUT/stream.lua"; run stream "$OUT/stream.lua" ;; esac
 case $WHICH in fallback | all) lua "$BODY" "wrk.headers[\"x-gateway-config\"] = '$FALLBACK'" >"$OUT/fallback.lua"; run fallback "$OUT/fallback.lua" ;; esac

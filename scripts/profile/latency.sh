@@ -20,24 +20,14 @@ SECONDS_EACH=${SECONDS_EACH:-10}
 
 start_mock
 trap 'kill $MOCK_PID 2>/dev/null' EXIT
-lua "$BODY" "wrk.headers[\"x-gateway-provider\"] = \"openai\"
-wrk.headers[\"authorization\"] = \"Bearer x\"
-wrk.headers[\"x-gateway-custom-host\"] = \"$HOST\"" >"$OUT/plain.lua"
+lua "$BODY" "$PLAIN_HEADERS" >"$OUT/plain.lua"
 
 echo "scenario  round  p50  p90  p99  req/s   (wrk -c1 --latency, ${SECONDS_EACH} s)"
 for r in $(seq "$ROUNDS"); do
   for name in "$@"; do
     dir="$OUT/$name-$r"
     rm -rf "$dir" && mkdir -p "$dir"
-    if [ "$name" = bare ]; then
-      "${CPU1[@]}" env PORT="$GW_PORT" UPSTREAM="http://127.0.0.1:$MOCK_PORT" "$BUN" "$ROOT/../shared/bench/src/bare-proxy.ts" >"$dir/gateway.log" 2>&1 &
-      GW_PID=$!
-      wait_health
-    elif [ "$name" = log-off ]; then
-      EXTRA_ENV="${EXTRA_ENV:-} GATEWAY_DISABLED_PLUGINS=@gateway/plugin-request-log,@gateway/plugin-log-export" start_gateway "$dir"
-    else
-      start_gateway "$dir"
-    fi
+    start_system "$name" "$dir"
     "${CPU0[@]}" wrk -t1 -c64 -d3s -s "$OUT/plain.lua" "http://127.0.0.1:$GW_PORT/v1/chat/completions" >/dev/null
     sleep 2
     "${CPU0[@]}" wrk -t1 -c1 -d"${SECONDS_EACH}s" --latency -s "$OUT/plain.lua" "http://127.0.0.1:$GW_PORT/v1/chat/completions" >"$dir/wrk.txt"

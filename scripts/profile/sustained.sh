@@ -23,9 +23,7 @@ SECONDS_EACH=${SECONDS_EACH:-8}
 
 start_mock
 trap 'kill $MOCK_PID 2>/dev/null' EXIT
-lua "$BODY" "wrk.headers[\"x-gateway-provider\"] = \"openai\"
-wrk.headers[\"authorization\"] = \"Bearer x\"
-wrk.headers[\"x-gateway-custom-host\"] = \"$HOST\"" >"$OUT/plain.lua"
+lua "$BODY" "$PLAIN_HEADERS" >"$OUT/plain.lua"
 
 snapshot() { # "<thread>#<tid> <utime> <stime>" (clock ticks) for each thread of process $1
   local t
@@ -35,15 +33,7 @@ snapshot() { # "<thread>#<tid> <utime> <stime>" (clock ticks) for each thread of
 round() { # $1 scenario, $2 round: one line of totals, and the threads in $OUT/$1-$2.txt
   local name=$1 dir="$OUT/$1-$2" pid requests
   rm -rf "$dir" && mkdir -p "$dir"
-  if [ "$name" = bare ]; then
-    "${CPU1[@]}" env PORT="$GW_PORT" UPSTREAM="http://127.0.0.1:$MOCK_PORT" "$BUN" "$ROOT/../shared/bench/src/bare-proxy.ts" >"$dir/gateway.log" 2>&1 &
-    GW_PID=$!
-    wait_health
-  elif [ "$name" = log-off ]; then
-    EXTRA_ENV="${EXTRA_ENV:-} GATEWAY_DISABLED_PLUGINS=@gateway/plugin-request-log,@gateway/plugin-log-export" start_gateway "$dir"
-  else
-    start_gateway "$dir"
-  fi
+  start_system "$name" "$dir"
   pid=$(pgrep -P "$GW_PID" -f 'main.ts|bare-proxy' | head -1)
   [ -n "$pid" ] || pid=$GW_PID
   "${CPU0[@]}" wrk -t1 -c64 -d3s -s "$OUT/plain.lua" "http://127.0.0.1:$GW_PORT/v1/chat/completions" >/dev/null
